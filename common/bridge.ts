@@ -1,0 +1,54 @@
+/**
+ * The bridge as the renderer uses it, and the one piece of code that builds it from a transport.
+ * In Electron the transport is IPC (preload); in browser mode it is a loopback WebSocket. Both go
+ * through `createBridge`, so the renderer cannot tell them apart and both reject unknown names.
+ */
+import { isChannelName, type ChannelName, type RequestOf, type ResponseOf } from './channels';
+import { isEventName, type EventName, type Events } from './events';
+import { err, type Result } from './result';
+
+export interface FleetBridge {
+  /** Call a channel. Never throws: failures come back as `{ ok: false, error }`. */
+  invoke<K extends ChannelName>(channel: K, request: RequestOf<K>): Promise<Result<ResponseOf<K>>>;
+  /** Listen to an event; returns the function that stops listening. */
+  on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+}
+
+/** How a bridge reaches main. Untyped on purpose: main validates everything that arrives. */
+export interface BridgeTransport {
+  invoke(channel: string, request: unknown): Promise<unknown>;
+  subscribe(event: string, listener: (payload: unknown) => void): () => void;
+}
+
+/** The global the preload (or the browser-mode bootstrap) installs the bridge under. */
+export const BRIDGE_GLOBAL = 'fleet';
+/** IPC channel for calls (ipcRenderer.invoke / ipcMain.handle). */
+export const IPC_INVOKE = 'fleet:invoke';
+/** IPC channel main sends events on, as (eventName, payload). */
+export const IPC_EVENT = 'fleet:event';
+/** Path of the browser-mode WebSocket, on the same origin as the page. */
+export const WS_PATH = '/bridge';
+
+/** Browser-mode wire frames (JSON). Calls carry an id; the answer echoes it. */
+export type WireFrame =
+  | { readonly type: 'invoke'; readonly id: number; readonly channel: string; readonly request: unknown }
+  | { readonly type: 'result'; readonly id: number; readonly result: Result<unknown> }
+  | { readonly type: 'event'; readonly event: string; readonly payload: unknown };
+
+export function createBridge(transport: BridgeTransport): FleetBridge {
+  const bridge: FleetBridge = {
+    async invoke(channel, request) {
+      if (!isChannelName(channel)) return err('invalid', `Unknown bridge channel "${String(channel)}".`);
+      try {
+        return (await transport.invoke(channel, request)) as Result<ResponseOf<typeof channel>>;
+      } catch (e) {
+        return err('internal', `The call to ${channel} did not reach the app's backend: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
+    on(event, listener) {
+      if (!isEventName(event)) throw new TypeError(`Unknown bridge event "${String(event)}".`);
+      return transport.subscribe(event, (payload) => listener(payload as Events[typeof event]));
+    },
+  };
+  return Object.freeze(bridge);
+}

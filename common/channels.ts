@@ -1,0 +1,41 @@
+/**
+ * The bridge contract: one map of every channel, assembled from the per-domain contracts.
+ * main implements a handler for each (a missing or mistyped one fails to compile), the preload
+ * forwards exactly these names, and the renderer calls them through `FleetBridge`.
+ * A new domain adds its file and one line in each of `requestSchemas` and `Responses`.
+ */
+import type { z } from 'zod';
+import { connectionRequests, type ConnectionResponses } from './connection';
+import { localServiceRequests, type LocalServiceResponses } from './local-service';
+import { orgsRequests, type OrgsResponses } from './orgs';
+import { profilesRequests, type ProfilesResponses } from './profiles';
+
+/** The schema that main parses each channel's payload with before any handler sees it. */
+export const requestSchemas = {
+  ...profilesRequests,
+  ...connectionRequests,
+  ...localServiceRequests,
+  ...orgsRequests,
+} as const;
+
+/** What each channel answers with (inside the result envelope). */
+export type Responses = ProfilesResponses & ConnectionResponses & LocalServiceResponses & OrgsResponses;
+
+export type ChannelName = keyof typeof requestSchemas;
+
+/** What the renderer passes. */
+export type RequestOf<K extends ChannelName> = z.input<(typeof requestSchemas)[K]>;
+/** What a handler receives: the payload after parsing (trimmed, defaults applied). */
+export type ParsedRequestOf<K extends ChannelName> = z.output<(typeof requestSchemas)[K]>;
+export type ResponseOf<K extends ChannelName> = Responses[K];
+
+export const channelNames = Object.freeze(Object.keys(requestSchemas)) as readonly ChannelName[];
+
+export function isChannelName(value: unknown): value is ChannelName {
+  return typeof value === 'string' && Object.hasOwn(requestSchemas, value);
+}
+
+// Every channel has a response type and every response type a channel: either side missing fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _everyChannelAnswers: Same<ChannelName, keyof Responses> = true;
+void _everyChannelAnswers;

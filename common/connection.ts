@@ -1,0 +1,34 @@
+import type { BridgeError } from './result';
+import type { IsoTime } from './schemas';
+import { empty } from './schemas';
+
+/**
+ * The link between the active profile and its service.
+ * `connecting` — first contact after start or switch; `online` — the last call went through;
+ * `offline` — the service could not be reached: reads answer from the cache, which is as old as `lastSyncedAt`.
+ */
+export interface ConnectionState {
+  readonly profileId: string | null;
+  readonly status: 'connecting' | 'online' | 'offline';
+  readonly address: string;
+  /** When the cache was last brought up to date from the service; null if never. */
+  readonly lastSyncedAt: IsoTime | null;
+  /** When the service stopped answering; null unless offline. */
+  readonly offlineSince: IsoTime | null;
+  /** When main will try the service again on its own; null unless offline. */
+  readonly nextRetryAt: IsoTime | null;
+  /** The last failure, for people (offline reason, rejected key, …); null when all is well. */
+  readonly error: BridgeError | null;
+}
+
+export const connectionRequests = {
+  /** The current connection state. */
+  'connection.get': empty,
+  /** Try the service now instead of waiting for the next automatic retry. */
+  'connection.retry': empty,
+};
+
+export interface ConnectionResponses {
+  'connection.get': ConnectionState;
+  'connection.retry': ConnectionState;
+}

@@ -1,0 +1,38 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+const root = import.meta.dirname;
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      lib: {
+        // index: the Electron shell; web: the same backend in browser mode; service: the
+        // embedded fleet service, forked as a child process by both.
+        entry: {
+          index: resolve(root, 'main/index.ts'),
+          web: resolve(root, 'main/web.ts'),
+          service: resolve(root, 'service/main.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      lib: { entry: { index: resolve(root, 'preload/index.ts') } },
+      // A sandboxed preload cannot be an ES module.
+      rolldownOptions: { output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'renderer'),
+    plugins: [svelte()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },
+    },
+  },
+});

@@ -1,0 +1,65 @@
+import { status, type ServiceError } from '@grpc/grpc-js';
+import type { BridgeError, ErrorKind } from '../../common/result';
+
+/** An expected failure with a kind from the closed set; handlers throw it, the router turns it into the envelope. */
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  toBridge(): BridgeError {
+    return { kind: this.kind, message: this.message };
+  }
+}
+
+export function isServiceError(e: unknown): e is ServiceError {
+  return e instanceof Error && typeof (e as Partial<ServiceError>).code === 'number' && 'metadata' in e;
+}
+
+/** The bridge kind for a gRPC status. */
+export function kindOfStatus(code: status): ErrorKind {
+  switch (code) {
+    case status.UNAUTHENTICATED:
+      return 'unauthenticated';
+    case status.PERMISSION_DENIED:
+      return 'permission-denied';
+    case status.NOT_FOUND:
+      return 'not-found';
+    case status.INVALID_ARGUMENT:
+    case status.FAILED_PRECONDITION:
+    case status.OUT_OF_RANGE:
+      return 'invalid';
+    case status.ALREADY_EXISTS:
+    case status.ABORTED:
+      return 'conflict';
+    case status.UNAVAILABLE:
+    case status.DEADLINE_EXCEEDED:
+      return 'offline';
+    default:
+      return 'internal';
+  }
+}
+
+/**
+ * Turn a failed gRPC call into an AppError whose message says what happened, in words for people.
+ * `what` names the operation ("list organizations"); `address` the service.
+ */
+export function fromServiceError(e: ServiceError, what: string, address: string): AppError {
+  const kind = kindOfStatus(e.code);
+  const detail = e.details || e.message;
+  switch (kind) {
+    case 'offline':
+      return new AppError(kind, `Could not ${what}: the service at ${address} did not answer (${detail}).`);
+    case 'unauthenticated':
+      return new AppError(kind, `Could not ${what}: the service rejected the API key (${detail}). Check the key id and key of this profile.`);
+    case 'permission-denied':
+      return new AppError(kind, `Could not ${what}: this API key is not allowed to (${detail}).`);
+    default:
+      if (e.code === status.UNIMPLEMENTED) return new AppError(kind, `Could not ${what}: the service at ${address} does not support it yet (${detail}).`);
+      return new AppError(kind, `Could not ${what}: ${detail}`);
+  }
+}
