@@ -1,0 +1,180 @@
+/**
+ * The main-process backend: everything the app does except windows. Electron's shell (main/index.ts)
+ * and browser mode (main/web.ts) both host it and reach it only through `handlers` and `events`,
+ * so the same code answers the renderer whichever way it is served.
+ */
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { ProfileView, ProfilesState } from '../../common/profiles';
+import { Connection } from '../connection/connection';
+import { connectionHandlers } from '../connection/handlers';
+import { openKeychain, type KeychainStatus, type SecretStore } from '../keychain/keychain';
+import { localServiceHandlers } from '../local-service/handlers';
+import { LocalServiceSupervisor } from '../local-service/supervisor';
+import { orgsHandlers } from '../orgs/handlers';
+import { orgsResource } from '../orgs/sync';
+import { profilesHandlers } from '../profiles/handlers';
+import { LOCAL_PROFILE_ID, ProfileStore } from '../profiles/store';
+import type { BackendContext } from './context';
+import { AppError } from './errors';
+import { EventBus } from './events';
+import type { Handlers } from './router';
+
+export interface BackendOptions {
+  /** Where profiles, caches and the local service's data live (Electron's userData). */
+  readonly userDataDir: string;
+  /** The service entry to fork for the local profile (out/main/service.js beside the main bundle). */
+  readonly serviceEntry: string;
+  /** Extra node flags for the fork (tests run the TypeScript entry through tsx). */
+  readonly serviceExecArgv?: readonly string[];
+  readonly log?: (message: string) => void;
+  /** Replaces the OS keychain (tests of the session-only fallback). */
+  readonly keychain?: { store: SecretStore; status: KeychainStatus };
+  /** Connection timing; defaults suit people, tests shorten them. */
+  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number };
+}
+
+const LOCAL_UNAVAILABLE = 'The local service is stopped. Start it from the status bar to reconnect; until then you see the cached fleet.';
+
+export class Backend {
+  readonly handlers: Handlers;
+  readonly events = new EventBus();
+  readonly #ctx: BackendContext;
+  readonly #keyStored = new Map<string, boolean>();
+  #closed = false;
+
+  private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }) {
+    const log = options.log ?? ((m: string) => console.error(m));
+    mkdirSync(options.userDataDir, { recursive: true, mode: 0o700 });
+    const events = this.events;
+    const profiles = ProfileStore.open(options.userDataDir, log);
+    const connection = new Connection({ events, resources: [orgsResource(events)], log, ...options.timing });
+    const localService = new LocalServiceSupervisor({
+      entry: options.serviceEntry,
+      execArgv: options.serviceExecArgv,
+      dataDir: join(options.userDataDir, 'local-service'),
+      log,
+      onChange: (state) => {
+        events.emit('localService.changed', state);
+        events.emit('profiles.changed', this.#profilesState());
+        const active = profiles.activeId ? profiles.get(profiles.activeId) : undefined;
+        if (active?.kind === 'local' && (state.status === 'stopped' || state.status === 'failed')) {
+          connection.markUnavailable(new AppError('offline', state.error ?? LOCAL_UNAVAILABLE));
+        }
+      },
+    });
+    this.#ctx = {
+      events,
+      connection,
+      profiles,
+      keychain: keychain.store,
+      keychainStatus: keychain.status,
+      localService,
+      log,
+      activate: (id) => this.#activate(id),
+      profilesState: () => this.#profilesState(),
+      cachePath: (id) => join(options.userDataDir, 'profiles', id, 'cache.sqlite'),
+      setKeyStored: (id, stored) => this.#keyStored.set(id, stored),
+    };
+    this.handlers = {
+      ...profilesHandlers(this.#ctx),
+      ...connectionHandlers(this.#ctx),
+      ...localServiceHandlers(this.#ctx),
+      ...orgsHandlers(this.#ctx),
+    };
+  }
+
+  /** Opens profiles, keychain and caches. Touches no network and starts no process. */
+  static async open(options: BackendOptions): Promise<Backend> {
+    const keychain = options.keychain ?? (await openKeychain());
+    const backend = new Backend(options, keychain);
+    if (!keychain.status.available) backend.#ctx.log(`keychain: not available (${keychain.status.reason}); API keys are kept for this run only`);
+    for (const profile of backend.#ctx.profiles.profiles) {
+      const key = await keychain.store.get(profile.id).catch(() => null);
+      backend.#keyStored.set(profile.id, key !== null);
+    }
+    return backend;
+  }
+
+  /**
+   * First launch creates the local demo profile; every launch connects the active profile. Resolves
+   * once the first connection attempt is over (online or offline): the cache answers either way.
+   */
+  async start(): Promise<void> {
+    const { profiles } = this.#ctx;
+    if (!profiles.get(LOCAL_PROFILE_ID)) {
+      profiles.add({ id: LOCAL_PROFILE_ID, name: 'Local demo', kind: 'local', address: '', tls: false, apiKeyId: '' });
+    }
+    const active = profiles.activeId ?? LOCAL_PROFILE_ID;
+    await this.#activate(active);
+  }
+
+  /** Stops the local service and closes the cache. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ctx.connection.close();
+    await this.#ctx.localService.stop();
+  }
+
+  async #activate(profileId: string): Promise<void> {
+    const { profiles, connection, keychain, localService, log } = this.#ctx;
+    const profile = profiles.get(profileId);
+    if (!profile) throw new AppError('not-found', 'That profile does not exist.');
+    profiles.setActive(profileId);
+    const cachePath = this.#ctx.cachePath(profileId);
+
+    if (profile.kind === 'local') {
+      let credentials;
+      try {
+        credentials = await localService.start();
+      } catch (e) {
+        this.events.emit('profiles.changed', this.#profilesState());
+        await connection.activate(profileId, cachePath, null, new AppError('offline', e instanceof Error ? e.message : String(e)));
+        return;
+      }
+      if (profile.apiKeyId !== credentials.apiKeyId) profiles.add({ ...profile, apiKeyId: credentials.apiKeyId });
+      // The service prints its key on every start; the keychain copy is what a remote-style client of
+      // the same data dir would use, and keeps the local profile like every other.
+      const stored = await keychain.get(profileId).catch(() => null);
+      if (stored !== credentials.apiKey) {
+        await keychain.set(profileId, credentials.apiKey).then(
+          () => this.#keyStored.set(profileId, true),
+          (e: unknown) => log(`keychain: could not store the local key: ${String(e)}`),
+        );
+      } else {
+        this.#keyStored.set(profileId, true);
+      }
+      this.events.emit('profiles.changed', this.#profilesState());
+      await connection.activate(profileId, cachePath, { address: credentials.address, tls: false, apiKeyId: credentials.apiKeyId, apiKey: credentials.apiKey });
+      return;
+    }
+
+    const apiKey = await keychain.get(profileId).catch((e: unknown) => {
+      log(`keychain: could not read the key of profile ${profile.name}: ${String(e)}`);
+      return null;
+    });
+    this.#keyStored.set(profileId, apiKey !== null);
+    this.events.emit('profiles.changed', this.#profilesState());
+    if (apiKey === null) {
+      await connection.activate(profileId, cachePath, null, new AppError('unauthenticated', `No API key is stored for "${profile.name}". Remove the profile and add it again with its key.`));
+      return;
+    }
+    await connection.activate(profileId, cachePath, { address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
+  }
+
+  #profilesState(): ProfilesState {
+    const { profiles, keychainStatus, localService } = this.#ctx;
+    const views: ProfileView[] = profiles.profiles.map((p) => ({
+      id: p.id,
+      name: p.name,
+      kind: p.kind,
+      address: p.kind === 'local' ? (localService.state.address ?? '') : p.address,
+      tls: p.tls,
+      apiKeyId: p.apiKeyId,
+      // The local profile's key is re-issued by its service on every start, so it is never missing.
+      keyStorage: !keychainStatus.available ? 'session' : p.kind === 'local' || this.#keyStored.get(p.id) ? 'keychain' : 'missing',
+    }));
+    return { profiles: views, activeId: profiles.activeId, keychain: { available: keychainStatus.available, reason: keychainStatus.reason } };
+  }
+}

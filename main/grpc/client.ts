@@ -1,0 +1,134 @@
+/**
+ * The main process's client of the fleet service. It exchanges the profile's API key for an access
+ * token, attaches it to every call, authenticates again once when the service answers
+ * UNAUTHENTICATED (the token expired or the service restarted with a new signing secret), and gives
+ * every call a deadline so a hung service turns into an `offline` error instead of a frozen UI.
+ */
+import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
+import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
+import { AppError, fromServiceError, isServiceError } from '../backend/errors';
+
+export interface ServiceTarget {
+  /** host:port */
+  readonly address: string;
+  readonly tls: boolean;
+  readonly apiKeyId: string;
+  readonly apiKey: string;
+}
+
+/** A generated unary method, in the (request, metadata, options, callback) form every one of them has. */
+export type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** Default deadline of a unary call. Long enough for a slow link, short enough that offline shows soon. */
+export const DEFAULT_DEADLINE_MS = 8_000;
+
+const channelOptions = {
+  // Reconnect quickly after the service comes back (the default backoff grows to two minutes).
+  'grpc.initial_reconnect_backoff_ms': 500,
+  'grpc.max_reconnect_backoff_ms': 5_000,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+};
+
+export class FleetClient {
+  readonly app: AppServiceClient;
+  readonly #auth: AuthServiceClient;
+  readonly #target: ServiceTarget;
+  readonly #deadlineMs: number;
+  #token: string | null = null;
+  #authenticating: Promise<string> | null = null;
+
+  constructor(target: ServiceTarget, options: { deadlineMs?: number } = {}) {
+    this.#target = target;
+    this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    const creds = target.tls ? credentials.createSsl() : credentials.createInsecure();
+    this.#auth = new AuthServiceClient(target.address, creds, channelOptions);
+    this.app = new AppServiceClient(target.address, creds, channelOptions);
+  }
+
+  get address(): string {
+    return this.#target.address;
+  }
+
+  /** Authenticates now (used to check a new profile's credentials before saving it). */
+  async authenticate(): Promise<void> {
+    this.#token = null;
+    await this.#tokenFor();
+  }
+
+  /**
+   * One unary call with auth and a deadline. `what` names the operation for error messages
+   * ("list organizations"). Throws AppError with the bridge kind of the failure.
+   */
+  async call<Req, Res>(what: string, method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
+    const token = await this.#tokenFor(what);
+    try {
+      return await this.#unary(method, request, token);
+    } catch (e) {
+      if (isServiceError(e) && e.code === status.UNAUTHENTICATED) {
+        // Once only: a second rejection means the key itself is no longer good.
+        this.#token = null;
+        const fresh = await this.#tokenFor(what);
+        try {
+          return await this.#unary(method, request, fresh);
+        } catch (again) {
+          throw this.#toAppError(again, what);
+        }
+      }
+      throw this.#toAppError(e, what);
+    }
+  }
+
+  close(): void {
+    this.app.close();
+    this.#auth.close();
+  }
+
+  #unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, token: string): Promise<Res> {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    return new Promise((resolve, reject) => {
+      method.call(this.app, request, metadata, { deadline: Date.now() + this.#deadlineMs }, (error, response) => {
+        if (error) reject(error);
+        else resolve(response);
+      });
+    });
+  }
+
+  #tokenFor(what = 'sign in'): Promise<string> {
+    if (this.#token) return Promise.resolve(this.#token);
+    // Concurrent calls share one Authenticate round trip.
+    this.#authenticating ??= new Promise<string>((resolve, reject) => {
+      this.#auth.authenticate(
+        { entity: this.#target.apiKeyId, credentials: { type: 'api-key', payload: this.#target.apiKey } },
+        new Metadata(),
+        { deadline: Date.now() + this.#deadlineMs },
+        (error, response) => {
+          if (error) reject(this.#toAppError(error, what));
+          else if (!response.accessToken) reject(new AppError('internal', 'The service answered Authenticate without a token.'));
+          else resolve(response.accessToken);
+        },
+      );
+    })
+      .then((token) => {
+        this.#token = token;
+        return token;
+      })
+      .finally(() => {
+        this.#authenticating = null;
+      });
+    return this.#authenticating;
+  }
+
+  #toAppError(e: unknown, what: string): AppError {
+    if (e instanceof AppError) return e;
+    if (isServiceError(e)) return fromServiceError(e, what, this.#target.address);
+    return new AppError('internal', `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -1,0 +1,24 @@
+import type { OrgsSnapshot } from '../../common/orgs';
+import type { EventBus } from '../backend/events';
+import type { CacheDb } from '../cache/cache';
+import type { SyncedResource } from '../connection/connection';
+import { listOrgs, orgsSyncedAt, replaceOrgs } from './cache';
+import { orgFromWire } from './convert';
+
+export function orgsSnapshot(cache: CacheDb): OrgsSnapshot {
+  return { orgs: listOrgs(cache), syncedAt: orgsSyncedAt(cache) };
+}
+
+/** Organizations as a synced resource: the whole list replaces the cached one. */
+export function orgsResource(events: EventBus): SyncedResource {
+  return {
+    name: 'organizations',
+    async sync(client, cache, at) {
+      const response = await client.call('list organizations', client.app.listOrganizations, {});
+      replaceOrgs(cache, response.organizations.map(orgFromWire), at);
+    },
+    publish(cache) {
+      events.emit('orgs.changed', orgsSnapshot(cache));
+    },
+  };
+}
