@@ -93,6 +93,9 @@ export class Backend {
       const key = await keychain.store.get(profile.id).catch(() => null);
       backend.#keyStored.set(profile.id, key !== null);
     }
+    // The last active profile's cache answers before anything starts or connects.
+    const active = backend.#ctx.profiles.activeId;
+    if (active) backend.#ctx.connection.open(active, backend.#ctx.cachePath(active));
     return backend;
   }
 
@@ -122,31 +125,29 @@ export class Backend {
     const profile = profiles.get(profileId);
     if (!profile) throw new AppError('not-found', 'That profile does not exist.');
     profiles.setActive(profileId);
-    const cachePath = this.#ctx.cachePath(profileId);
+    // The cache answers from here on, while the service is started or reached.
+    connection.open(profileId, this.#ctx.cachePath(profileId));
+    this.events.emit('profiles.changed', this.#profilesState());
 
     if (profile.kind === 'local') {
       let credentials;
       try {
         credentials = await localService.start();
       } catch (e) {
-        this.events.emit('profiles.changed', this.#profilesState());
-        await connection.activate(profileId, cachePath, null, new AppError('offline', e instanceof Error ? e.message : String(e)));
+        connection.markUnavailable(new AppError('offline', e instanceof Error ? e.message : String(e)));
         return;
       }
       if (profile.apiKeyId !== credentials.apiKeyId) profiles.add({ ...profile, apiKeyId: credentials.apiKeyId });
-      // The service prints its key on every start; the keychain copy is what a remote-style client of
-      // the same data dir would use, and keeps the local profile like every other.
+      // The service prints its key on every start; keeping it in the keychain too makes the local
+      // profile like every other (and lets a later build connect before the service says it).
       const stored = await keychain.get(profileId).catch(() => null);
       if (stored !== credentials.apiKey) {
-        await keychain.set(profileId, credentials.apiKey).then(
-          () => this.#keyStored.set(profileId, true),
-          (e: unknown) => log(`keychain: could not store the local key: ${String(e)}`),
-        );
-      } else {
-        this.#keyStored.set(profileId, true);
+        await keychain.set(profileId, credentials.apiKey).catch((e: unknown) => log(`keychain: could not store the local key: ${String(e)}`));
       }
+      this.#keyStored.set(profileId, true);
       this.events.emit('profiles.changed', this.#profilesState());
-      await connection.activate(profileId, cachePath, { address: credentials.address, tls: false, apiKeyId: credentials.apiKeyId, apiKey: credentials.apiKey });
+      if (profiles.activeId !== profileId) return; // the user switched away while the service started
+      await connection.connect({ address: credentials.address, tls: false, apiKeyId: credentials.apiKeyId, apiKey: credentials.apiKey });
       return;
     }
 
@@ -156,11 +157,12 @@ export class Backend {
     });
     this.#keyStored.set(profileId, apiKey !== null);
     this.events.emit('profiles.changed', this.#profilesState());
+    if (profiles.activeId !== profileId) return;
     if (apiKey === null) {
-      await connection.activate(profileId, cachePath, null, new AppError('unauthenticated', `No API key is stored for "${profile.name}". Remove the profile and add it again with its key.`));
+      connection.markUnavailable(new AppError('unauthenticated', `No API key is stored for "${profile.name}". Remove the profile and add it again with its key.`));
       return;
     }
-    await connection.activate(profileId, cachePath, { address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
+    await connection.connect({ address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
   }
 
   #profilesState(): ProfilesState {

@@ -70,26 +70,29 @@ export class Connection {
   }
 
   /**
-   * Switch to a profile. The cache answers at once; `target` null means the service cannot be called
-   * (the local service is stopped, or the key is missing) and `unavailable` says why.
+   * Make a profile the active one with its cache only: reads answer at once, the state says
+   * `connecting`, and nothing touches the network. `connect` (or `markUnavailable`) follows.
    */
-  async activate(profileId: string, cachePath: string, target: ServiceTarget | null, unavailable?: AppError): Promise<void> {
+  open(profileId: string, cachePath: string): void {
+    if (this.#session?.profileId === profileId && !this.#session.client) return;
     this.#closeSession();
     const cache = openCache(cachePath);
-    const client = target ? new FleetClient(target, { deadlineMs: this.#options.deadlineMs }) : null;
-    this.#session = { profileId, address: target?.address ?? '', cache, client };
+    this.#session = { profileId, address: '', cache, client: null };
     this.#attempt = 0;
-    this.#set({
-      profileId,
-      status: client ? 'connecting' : 'offline',
-      address: target?.address ?? '',
-      lastSyncedAt: syncedAt(cache, ROUND),
-      offlineSince: client ? null : new Date().toISOString(),
-      nextRetryAt: null,
-      error: client ? null : (unavailable ?? new AppError('offline', 'The service cannot be reached.')).toBridge(),
-    });
+    this.#set({ profileId, status: 'connecting', address: '', lastSyncedAt: syncedAt(cache, ROUND), offlineSince: null, nextRetryAt: null, error: null });
     for (const resource of this.#options.resources) resource.publish(cache);
-    if (client) await this.sync().catch(() => undefined);
+  }
+
+  /** Attach the service to the open profile and sync. Resolves when the first round is over, either way. */
+  async connect(target: ServiceTarget): Promise<void> {
+    const session = this.#session;
+    if (!session) throw new AppError('not-found', 'No profile is active.');
+    this.#clearTimer();
+    session.client?.close();
+    this.#session = { ...session, address: target.address, client: new FleetClient(target, { deadlineMs: this.#options.deadlineMs }) };
+    this.#attempt = 0;
+    this.#set({ ...this.#state, status: 'connecting', address: target.address, nextRetryAt: null });
+    await this.sync().catch(() => undefined);
   }
 
   /**
@@ -97,8 +100,11 @@ export class Connection {
    * now instead of waiting for a call to time out. Cache reads keep working.
    */
   markUnavailable(reason: AppError): void {
-    if (!this.#session) return;
+    const session = this.#session;
+    if (!session) return;
     this.#clearTimer();
+    session.client?.close();
+    this.#session = { ...session, client: null };
     this.#set({ ...this.#state, status: 'offline', offlineSince: this.#state.offlineSince ?? new Date().toISOString(), nextRetryAt: null, error: reason.toBridge() });
   }
 

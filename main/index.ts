@@ -1,0 +1,25 @@
+/**
+ * Electron entry (out/main/index.js). Only paths and the real Backend are decided here; the
+ * lifecycle lives in main/shell/lifecycle.ts, where it is tested against a mocked Electron.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Backend } from './backend/backend';
+import { runShell } from './shell/lifecycle';
+
+// The bundle puts this file at out/main/index.js; its neighbours are fixed by electron.vite.config.ts.
+// Resolved here, in the entry chunk, because code in a shared chunk would see out/main/chunks/.
+const here = import.meta.dirname;
+const icon = join(here, '..', '..', 'resources', 'icon.png');
+
+runShell({
+  openBackend: (options) => Backend.open(options),
+  paths: {
+    preload: join(here, '..', 'preload', 'index.cjs'),
+    rendererHtml: join(here, '..', 'renderer', 'index.html'),
+    serviceEntry: join(here, 'service.js'),
+    // BrowserWindow cannot use an SVG; until resources/ has a PNG the platform default icon is used.
+    icon: existsSync(icon) ? icon : undefined,
+  },
+  devServerUrl: process.env.ELECTRON_RENDERER_URL,
+});

@@ -1,0 +1,173 @@
+/**
+ * The app's lifecycle around the backend: single instance, windows, the bridge, and a clean stop of
+ * the embedded service on quit. main/index.ts passes in the real Backend and the built paths; tests
+ * pass a fake, which is why the backend is a parameter rather than an import.
+ */
+import { join } from 'node:path';
+import { app, dialog, session, type BrowserWindow } from 'electron';
+import { IPC_EVENT } from '../../common/bridge';
+import type { EventBus } from '../backend/events';
+import { createRouter, type BridgeHost, type Handlers } from '../backend/router';
+import { appLocation } from './app-url';
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from './csp';
+import { createSenderCheck, registerBridgeIpc } from './ipc';
+import { installApplicationMenu } from './menu';
+import { installAppSecurity, installSessionSecurity } from './security';
+import { createMainWindow } from './window';
+import { loadWindowState, trackWindowState, WINDOW_STATE_FILE } from './window-state';
+
+/** The part of main/backend/backend.ts's `Backend` the shell uses. */
+export interface ShellBackend {
+  readonly handlers: Handlers;
+  readonly events: Pick<EventBus, 'subscribe'>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ShellBackendOptions {
+  readonly userDataDir: string;
+  readonly serviceEntry: string;
+  readonly log?: (message: string) => void;
+}
+
+export interface ShellPaths {
+  /** out/preload/index.cjs */
+  readonly preload: string;
+  /** out/renderer/index.html */
+  readonly rendererHtml: string;
+  /** out/main/service.js, forked by the backend. */
+  readonly serviceEntry: string;
+  readonly icon?: string | undefined;
+}
+
+export interface ShellOptions {
+  readonly openBackend: (options: ShellBackendOptions) => Promise<ShellBackend>;
+  readonly paths: ShellPaths;
+  /** `ELECTRON_RENDERER_URL`; ignored in a packaged app, where an inherited variable must not redirect the UI. */
+  readonly devServerUrl?: string | undefined;
+  readonly log?: (message: string) => void;
+  /** How long quitting waits for the backend to stop the embedded service before giving up on it. */
+  readonly closeTimeoutMs?: number;
+}
+
+function timeout(ms: number, what: string): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms).unref();
+  });
+}
+
+/** Runs the app. Returns false when another instance already runs (this one then quits). */
+export function runShell(options: ShellOptions): boolean {
+  const log = options.log ?? ((message: string) => console.error(`[fleet-desk] ${message}`));
+
+  // The embedded service and the profile store belong to one process: a second instance only
+  // wakes the first one up (see 'second-instance') and leaves.
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return false;
+  }
+  // Belt to the per-window `sandbox: true`: no renderer this app ever creates runs unsandboxed.
+  app.enableSandbox();
+
+  const location = appLocation({
+    devServerUrl: app.isPackaged ? undefined : options.devServerUrl,
+    rendererHtml: options.paths.rendererHtml,
+  });
+  installAppSecurity(location, log);
+
+  const windows = new Set<BrowserWindow>();
+  const isAppWebContents = (id: number): boolean =>
+    [...windows].some((w) => !w.isDestroyed() && w.webContents.id === id);
+
+  const backendReady = app.whenReady().then(() =>
+    options.openBackend({ userDataDir: app.getPath('userData'), serviceEntry: options.paths.serviceEntry, log }),
+  );
+  const routerReady = backendReady.then((backend) =>
+    createRouter(backend.handlers, { isTrustedSender: createSenderCheck(location, isAppWebContents), log }),
+  );
+  // Registered at once, so a renderer that loads before the backend has opened waits instead of
+  // hitting "no handler registered"; if opening failed, the IPC layer answers with an 'internal' envelope.
+  routerReady.catch(() => undefined); // the failure is reported once, where backendReady is handled below
+  const host: BridgeHost = { dispatch: async (sender, channel, payload) => (await routerReady).dispatch(sender, channel, payload) };
+  registerBridgeIpc(host, log);
+
+  const openWindow = (): BrowserWindow => {
+    const stateFile = join(app.getPath('userData'), WINDOW_STATE_FILE);
+    const window = createMainWindow({
+      location,
+      preload: options.paths.preload,
+      icon: options.paths.icon,
+      state: loadWindowState(stateFile, log),
+      log,
+    });
+    trackWindowState(window, stateFile, { log });
+    windows.add(window);
+    window.on('closed', () => windows.delete(window));
+    return window;
+  };
+
+  app.on('second-instance', () => {
+    if (!app.isReady()) return;
+    const [window] = windows;
+    if (!window) {
+      openWindow();
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+  });
+
+  app.on('window-all-closed', () => {
+    // macOS apps stay running with no window; the backend (and local service) keeps serving until Quit.
+    if (process.platform !== 'darwin') app.quit();
+  });
+
+  app.on('activate', () => {
+    if (app.isReady() && windows.size === 0) openWindow();
+  });
+
+  let quitting: 'no' | 'closing' | 'closed' = 'no';
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  app.on('before-quit', (event) => {
+    if (quitting === 'closed') return;
+    // Quit waits for the backend to stop the embedded service, so no orphan keeps its port and database.
+    event.preventDefault();
+    if (quitting === 'closing') return;
+    quitting = 'closing';
+    const close = backendReady.then((backend) => backend.close());
+    void Promise.race([close, timeout(closeTimeoutMs, 'Stopping the backend')])
+      .catch((e: unknown) => log(`quit: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => {
+        quitting = 'closed';
+        app.quit();
+      });
+  });
+
+  void app.whenReady().then(() => {
+    const dev = location.kind === 'dev';
+    installSessionSecurity(session.defaultSession, dev ? devContentSecurityPolicy(location.origin) : CONTENT_SECURITY_POLICY);
+    installApplicationMenu();
+    openWindow();
+  });
+
+  backendReady.then(
+    (backend) => {
+      backend.events.subscribe((event, payload) => {
+        for (const window of windows) {
+          if (!window.isDestroyed() && !window.webContents.isDestroyed()) window.webContents.send(IPC_EVENT, event, payload);
+        }
+      });
+      // Not awaited before showing anything: starting the service and connecting can take seconds,
+      // and the UI shows that progress from the events above.
+      backend.start().catch((e: unknown) => log(`backend: start failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+    },
+    (e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      log(`backend: could not open: ${e instanceof Error ? (e.stack ?? message) : message}`);
+      dialog.showErrorBox('Fleet Desk cannot start', `The app could not open its data in ${app.getPath('userData')}.\n\n${message}`);
+      app.quit();
+    },
+  );
+  return true;
+}

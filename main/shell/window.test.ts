@@ -1,0 +1,90 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeBrowserWindow, fake, resetFakeElectron } from '../../test/electron/fake-electron';
+import { appLocation } from './app-url';
+import { BACKGROUND, createMainWindow, WINDOW_TITLE } from './window';
+import type { InitialWindowState } from './window-state';
+
+vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
+
+const html = '/opt/fleet-desk/out/renderer/index.html';
+const preload = '/opt/fleet-desk/out/preload/index.cjs';
+const centered: InitialWindowState = { bounds: { width: 1280, height: 800 }, isMaximized: false };
+
+function open(options: { state?: InitialWindowState; devServerUrl?: string; icon?: string } = {}) {
+  const log = vi.fn();
+  createMainWindow({
+    location: appLocation({ rendererHtml: html, devServerUrl: options.devServerUrl }),
+    preload,
+    icon: options.icon,
+    state: options.state ?? centered,
+    log,
+  });
+  const window = FakeBrowserWindow.instances.at(-1);
+  if (!window) throw new Error('no window was created');
+  return { window, log };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('createMainWindow', () => {
+  beforeEach(resetFakeElectron);
+
+  it('has exactly the secure webPreferences', () => {
+    const { window } = open();
+    expect(window.options.webPreferences).toStrictEqual({
+      preload,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+    });
+  });
+
+  it('starts hidden, titled, centered at the default size, and shows on ready-to-show', () => {
+    const { window } = open();
+    expect(window.options).toMatchObject({ show: false, title: WINDOW_TITLE, width: 1280, height: 800, center: true });
+    expect(window.options).not.toHaveProperty('x');
+    expect(window.options).not.toHaveProperty('icon');
+    expect(window.show).not.toHaveBeenCalled();
+    window.emit('ready-to-show');
+    expect(window.show).toHaveBeenCalledOnce();
+    expect(window.maximize).not.toHaveBeenCalled();
+  });
+
+  it('restores saved bounds and maximizes before showing', () => {
+    const { window } = open({ state: { bounds: { x: 10, y: 20, width: 900, height: 700 }, isMaximized: true }, icon: '/i.png' });
+    expect(window.options).toMatchObject({ x: 10, y: 20, width: 900, height: 700, center: false, icon: '/i.png' });
+    window.emit('ready-to-show');
+    expect(window.maximize).toHaveBeenCalledOnce();
+    expect(window.show).toHaveBeenCalledOnce();
+  });
+
+  it('follows the OS theme for the first paint', () => {
+    expect(open().window.options.backgroundColor).toBe(BACKGROUND.light);
+    fake.nativeTheme.shouldUseDarkColors = true;
+    expect(open().window.options.backgroundColor).toBe(BACKGROUND.dark);
+  });
+
+  it('loads the built page from file, or the dev server URL in dev', () => {
+    const built = open().window;
+    expect(built.loadFile).toHaveBeenCalledExactlyOnceWith(html);
+    expect(built.loadURL).not.toHaveBeenCalled();
+    const dev = open({ devServerUrl: 'http://localhost:5173' }).window;
+    expect(dev.loadURL).toHaveBeenCalledExactlyOnceWith('http://localhost:5173/');
+    expect(dev.loadFile).not.toHaveBeenCalled();
+  });
+
+  it('shows the window anyway when the page fails to load', async () => {
+    FakeBrowserWindow.loadFailure = new Error('ERR_FILE_NOT_FOUND');
+    const { window, log } = open();
+    await flush();
+    expect(window.show).toHaveBeenCalledOnce();
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('ERR_FILE_NOT_FOUND'));
+    window.emit('ready-to-show');
+    expect(window.show).toHaveBeenCalledOnce();
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The app window. Its webPreferences are the whole renderer security model: an isolated, sandboxed
+ * page with no Node, whose only way out is the preload's bridge.
+ */
+import { BrowserWindow, nativeTheme, type WebPreferences } from 'electron';
+import type { AppLocation } from './app-url';
+import { MIN_SIZE, type InitialWindowState } from './window-state';
+
+export const WINDOW_TITLE = 'Fleet Desk';
+
+/** Painted before the renderer's first frame, so a dark desktop gets no white flash. */
+export const BACKGROUND = { dark: '#1b1d21', light: '#ffffff' } as const;
+
+/** Every security-relevant preference spelled out, including the defaults, so none can drift with an Electron upgrade. */
+export function secureWebPreferences(preload: string): WebPreferences {
+  return {
+    preload,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    webviewTag: false,
+    spellcheck: false,
+  };
+}
+
+export interface MainWindowOptions {
+  readonly location: AppLocation;
+  /** Absolute path of out/preload/index.cjs. */
+  readonly preload: string;
+  /** A PNG (or ICO on Windows); omitted when the app has none, and ignored on macOS, which uses the bundle's. */
+  readonly icon?: string | undefined;
+  readonly state: InitialWindowState;
+  readonly log: (message: string) => void;
+}
+
+export function createMainWindow(options: MainWindowOptions): BrowserWindow {
+  const { state } = options;
+  const window = new BrowserWindow({
+    ...state.bounds,
+    // No saved position means "first launch or off screen": center it.
+    center: state.bounds.x === undefined || state.bounds.y === undefined,
+    minWidth: MIN_SIZE.width,
+    minHeight: MIN_SIZE.height,
+    title: WINDOW_TITLE,
+    ...(options.icon ? { icon: options.icon } : {}),
+    backgroundColor: nativeTheme.shouldUseDarkColors ? BACKGROUND.dark : BACKGROUND.light,
+    show: false,
+    webPreferences: secureWebPreferences(options.preload),
+  });
+
+  let shown = false;
+  const show = (): void => {
+    if (shown || window.isDestroyed()) return;
+    shown = true;
+    if (state.isMaximized) window.maximize();
+    window.show();
+  };
+  window.once('ready-to-show', show);
+
+  const { location } = options;
+  const loading = location.kind === 'dev' ? window.loadURL(location.url) : window.loadFile(location.path);
+  loading.catch((e: unknown) => {
+    options.log(`window: could not load ${location.url}: ${String(e)}`);
+    // A hidden window that never paints would look like the app did not start; show what there is.
+    show();
+  });
+  return window;
+}

@@ -1,0 +1,109 @@
+// `npm test`: every check the project has, in one run, with one total at the end.
+//   proto freshness, lint, typecheck (tsc per process + svelte-check), build, unit + integration
+//   tests (vitest), E2E (Playwright: browser mode in Chromium; Electron where its binary exists).
+// The last line is the total, alone on a line: `N passed, N failed, N skipped`. Gates (proto, lint,
+// typecheck, build) count as one check each; test suites count their tests.
+//
+// Keychain tests need a real Secret Service: when this machine has dbus-run-session and
+// gnome-keyring-daemon and we are not inside such a session yet, the run re-executes itself inside one.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { installedElectron } from './electron-binary.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const which = (name) => spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim() || null;
+
+if (!process.env.FLEET_DESK_TEST_KEYRING && which('dbus-run-session') && which('gnome-keyring-daemon')) {
+  const result = spawnSync('dbus-run-session', ['--', join(root, 'scripts', 'with-keyring.sh'), process.execPath, ...process.argv.slice(1)], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  process.exit(result.status ?? 1);
+}
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  console.error(`Fleet Desk needs Node 24 or newer (Electron 45's runtime); this is ${process.version}. .ci/run provisions it.`);
+  process.exit(1);
+}
+
+const reports = join(root, '.cache', 'test-reports');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+const rows = [];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+
+function run(command, args, env = {}) {
+  console.log(`\n$ ${[command, ...args].join(' ')}`);
+  return spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
+}
+
+function gate(name, ...steps) {
+  const ok = steps.every(([command, args]) => run(command, args));
+  rows.push([name, ok ? '1 passed' : '1 failed']);
+  if (ok) passed += 1;
+  else failed += 1;
+  return ok;
+}
+
+gate('proto up to date', [process.execPath, [join(root, 'scripts', 'gen-proto.mjs'), '--check']]);
+gate('lint', [bin('eslint'), ['--max-warnings', '0', '.']]);
+gate(
+  'typecheck',
+  ...['main', 'preload', 'service', 'tools'].map((p) => [bin('tsc'), ['-p', `tsconfig.${p}.json`]]),
+  [bin('svelte-check'), ['--tsconfig', './tsconfig.web.json', '--fail-on-warnings', '--output', 'human']],
+);
+const built = gate('build', [bin('electron-vite'), ['build']]);
+
+// Unit and integration tests.
+const vitestReport = join(reports, 'vitest.json');
+run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
+if (existsSync(vitestReport)) {
+  const r = JSON.parse(readFileSync(vitestReport, 'utf8'));
+  // A suite that fails to load counts as a failure even though it ran no test.
+  const broken = r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
+  const s = { passed: r.numPassedTests, failed: r.numFailedTests + broken, skipped: r.numPendingTests + r.numTodoTests };
+  rows.push(['unit + integration (vitest)', `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`]);
+  passed += s.passed;
+  failed += s.failed;
+  skipped += s.skipped;
+} else {
+  rows.push(['unit + integration (vitest)', 'did not report: 1 failed']);
+  failed += 1;
+}
+
+// End to end.
+if (built) {
+  const e2eReport = join(reports, 'playwright.json');
+  const electron = installedElectron();
+  const display = !process.env.DISPLAY && electron && which('xvfb-run');
+  const args = ['test', '--reporter=list,json'];
+  const env = { PLAYWRIGHT_JSON_OUTPUT_NAME: e2eReport };
+  if (display) run('xvfb-run', ['-a', bin('playwright'), ...args], env);
+  else run(bin('playwright'), args, env);
+  if (existsSync(e2eReport)) {
+    const { stats } = JSON.parse(readFileSync(e2eReport, 'utf8'));
+    const s = { passed: stats.expected + stats.flaky, failed: stats.unexpected, skipped: stats.skipped };
+    rows.push(['end to end (playwright)', `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${electron ? '' : ' (Electron binary not installed: Electron project skipped)'}`]);
+    passed += s.passed;
+    failed += s.failed;
+    skipped += s.skipped;
+  } else {
+    rows.push(['end to end (playwright)', 'did not report: 1 failed']);
+    failed += 1;
+  }
+} else {
+  rows.push(['end to end (playwright)', 'not run: the build failed (1 failed)']);
+  failed += 1;
+}
+
+console.log('\nSummary');
+for (const [name, result] of rows) console.log(`  ${name.padEnd(30)} ${result}`);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 ? 1 : 0);

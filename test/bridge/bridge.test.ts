@@ -1,0 +1,131 @@
+/**
+ * The bridge's guards, on the real backend: every payload is parsed before a handler sees it, a
+ * malformed one gets the `invalid` kind and main keeps serving; a sender that is not the app is
+ * refused; browser mode admits only its own origin with its token.
+ */
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { WS_PATH, type WireFrame } from '../../common/bridge';
+import { channelNames } from '../../common/channels';
+import { startWebServer, type WebServer } from '../../main/web/server';
+import { openTestBackend, tempDir, trustedSender, type TestBackend } from '../helpers/backend';
+
+let dir: ReturnType<typeof tempDir>;
+let app: TestBackend;
+
+beforeAll(async () => {
+  dir = tempDir('fleet-desk-bridge-');
+  app = await openTestBackend(dir.path);
+  await app.backend.start();
+});
+afterAll(async () => {
+  await app.close();
+  dir.remove();
+});
+
+describe('payload validation', () => {
+  it.each([
+    ['orgs.create', { name: 42 }],
+    ['orgs.create', { name: '' }],
+    ['orgs.create', {}],
+    ['orgs.create', { name: 'ok', extra: 'field' }],
+    ['orgs.get', { orgId: '' }],
+    ['orgs.get', 'not an object'],
+    ['orgs.list', { unexpected: true }],
+    ['profiles.add', { name: 'x', address: 'no-port', tls: false, apiKeyId: 'id', apiKey: 'key' }],
+    ['profiles.add', { name: 'x', address: 'host:70000', tls: false, apiKeyId: 'id', apiKey: 'key' }],
+    ['profiles.add', { name: 'x', address: 'host:443', tls: 'yes', apiKeyId: 'id', apiKey: 'key' }],
+    ['profiles.switch', null],
+  ])('%s with %j is invalid, and main keeps serving', async (channel, payload) => {
+    const result = await app.host.dispatch(trustedSender, channel, payload);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.kind).toBe('invalid');
+      expect(result.error.message).toContain(channel);
+    }
+    const after = await app.call('orgs.list', {});
+    expect(after.ok).toBe(true);
+  });
+
+  it('an unknown channel is invalid', async () => {
+    const result = await app.host.dispatch(trustedSender, 'fs.readFile', { path: '/etc/passwd' });
+    expect(result).toEqual({ ok: false, error: { kind: 'invalid', message: 'Unknown bridge channel "fs.readFile".' } });
+  });
+
+  it('every channel of the contract is routed', () => {
+    for (const channel of channelNames) expect(typeof app.backend.handlers[channel]).toBe('function');
+  });
+});
+
+describe('sender validation', () => {
+  it('refuses a call from an unexpected sender without running the handler', async () => {
+    const before = (await app.value('orgs.list', {})).orgs.length;
+    const result = await app.host.dispatch({ transport: 'ipc', url: 'https://evil.example/', id: 99 }, 'orgs.create', { name: 'Injected' });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.kind).toBe('permission-denied');
+    expect((await app.value('orgs.list', {})).orgs.length).toBe(before);
+  });
+});
+
+describe('browser mode (WebSocket bridge)', () => {
+  let server: WebServer;
+  let rendererDir: string;
+
+  beforeAll(async () => {
+    rendererDir = join(dir.path, 'renderer');
+    mkdirSync(rendererDir);
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Fleet Desk</title>');
+    server = await startWebServer({ handlers: app.backend.handlers, events: app.backend.events, rendererDir, log: () => undefined });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const token = () => new URL(server.url).searchParams.get('token')!;
+  const wsUrl = (t: string) => `${server.origin.replace('http', 'ws')}${WS_PATH}?token=${encodeURIComponent(t)}`;
+
+  async function refused(url: string, origin: string): Promise<number> {
+    const ws = new WebSocket(url, { origin });
+    ws.on('error', () => undefined); // the refusal itself; the status code is what is checked
+    const [request, response] = (await once(ws, 'unexpected-response')) as [{ destroy(): void }, { statusCode: number }];
+    request.destroy();
+    return response.statusCode;
+  }
+
+  it('serves the page only with the token, with a strict CSP', async () => {
+    const withToken = await fetch(server.url);
+    expect(withToken.status).toBe(200);
+    expect(withToken.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(withToken.headers.get('referrer-policy')).toBe('no-referrer');
+    expect((await fetch(server.origin)).status).toBe(403);
+    expect((await fetch(`${server.origin}/?token=wrong`)).status).toBe(403);
+  });
+
+  it('refuses a socket from another origin, or without the right token', async () => {
+    expect(await refused(wsUrl(token()), 'https://evil.example')).toBe(403);
+    expect(await refused(wsUrl('wrong-token'), server.origin)).toBe(403);
+    expect(await refused(wsUrl(''), server.origin)).toBe(403);
+  });
+
+  it('carries calls and events for its own origin with the token', async () => {
+    const ws = new WebSocket(wsUrl(token()), { origin: server.origin });
+    await once(ws, 'open');
+    const frames: WireFrame[] = [];
+    ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as WireFrame));
+    ws.send(JSON.stringify({ type: 'invoke', id: 1, channel: 'orgs.list', request: {} }));
+    ws.send(JSON.stringify({ type: 'invoke', id: 2, channel: 'orgs.create', request: { name: 7 } }));
+    ws.send('not json at all');
+    ws.send(JSON.stringify({ type: 'invoke', id: 3, channel: 'connection.retry', request: {} }));
+    await expect.poll(() => frames.filter((f) => f.type === 'result').length).toBe(3);
+    const results = new Map(frames.flatMap((f) => (f.type === 'result' ? [[f.id, f.result] as const] : [])));
+    expect(results.get(1)?.ok).toBe(true);
+    expect(results.get(2)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+    expect(results.get(3)?.ok).toBe(true);
+    // connection.retry syncs, and the sync pushes its snapshot as an event.
+    expect(frames.some((f) => f.type === 'event' && f.event === 'connection.changed')).toBe(true);
+    ws.close();
+  });
+});

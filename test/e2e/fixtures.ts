@@ -1,0 +1,106 @@
+/**
+ * The app under test, however it is hosted. Each test gets a fresh user-data dir (so a first launch
+ * is a real first launch: the embedded service starts with its demo fleet) and a `page` showing the app.
+ * - browser: `node out/main/web.js --user-data-dir DIR` and Debian Chromium opening the printed URL;
+ * - electron: `_electron.launch` of the built app with the same user-data dir.
+ * Nothing of ours is mocked: the real backend, service, SQLite files and keychain run underneath.
+ */
+import { test as base, chromium, _electron, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+// @ts-expect-error -- plain ESM helper shared with the npm scripts; it has no type declarations.
+import { installedElectron } from '../../scripts/electron-binary.mjs';
+
+const root = join(import.meta.dirname, '..', '..');
+
+export const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export interface AppFixture {
+  readonly page: Page;
+  readonly userDataDir: string;
+  /** Everything the app process wrote on stderr so far (to check no secret is logged). */
+  readonly logs: () => string;
+}
+
+function startWeb(userDataDir: string): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+  const child = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), '--user-data-dir', userDataDir], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`web mode did not print its URL in time:\n${stderr}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`web mode exited with ${code}:\n${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const url = /(http:\/\/\S+)/.exec(line)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url, logs: () => stderr });
+      }
+    });
+  });
+}
+
+export const test = base.extend<{ app: AppFixture }>({
+  app: async ({}, use, testInfo) => {
+    const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-desk-e2e-'));
+    try {
+      if (testInfo.project.metadata.host === 'electron') {
+        const executablePath = installedElectron() as string | null;
+        testInfo.skip(!executablePath, "Electron's binary is not installed on this machine (it cannot be downloaded here); the browser project runs the same spec.");
+        const electronApp = await _electron.launch({
+          executablePath: executablePath!,
+          args: [root, `--user-data-dir=${userDataDir}`],
+          env: { ...process.env, FLEET_DESK_USER_DATA: userDataDir },
+        });
+        let logs = '';
+        electronApp.process().stderr?.on('data', (chunk: Buffer) => {
+          logs += chunk.toString();
+        });
+        try {
+          const page = await electronApp.firstWindow();
+          await use({ page, userDataDir, logs: () => logs });
+        } finally {
+          await electronApp.close();
+        }
+        return;
+      }
+      const web = await startWeb(userDataDir);
+      const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs });
+      try {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        page.on('console', (m) => {
+          if (m.type() === 'error') errors.push(m.text());
+        });
+        await page.goto(web.url);
+        await use({ page, userDataDir, logs: web.logs });
+        if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
+      } finally {
+        await browser.close();
+        web.child.kill('SIGTERM');
+        await new Promise((resolve) => web.child.once('exit', resolve));
+      }
+    } finally {
+      rmSync(userDataDir, { recursive: true, force: true });
+    }
+  },
+});
+
+export { expect } from '@playwright/test';
