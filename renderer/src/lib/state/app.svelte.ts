@@ -1,0 +1,49 @@
+import type { FleetBridge } from '../../../../common/bridge';
+import type { WebSocketTransport } from '../ws-transport';
+import { BackendLink } from './backend-link.svelte';
+import { Clock } from './clock.svelte';
+import { ConnectionStore } from './connection.svelte';
+import { LocalServiceStore } from './local-service.svelte';
+import { Notices } from './notices.svelte';
+import { OrgsStore } from './orgs.svelte';
+import { ProfilesStore } from './profiles.svelte';
+
+/** Everything the shell shows, built over one bridge. */
+export class FleetApp {
+  readonly profiles: ProfilesStore;
+  readonly connection: ConnectionStore;
+  readonly orgs: OrgsStore;
+  readonly localService: LocalServiceStore;
+  readonly notices = new Notices();
+  readonly clock = new Clock();
+  readonly link: BackendLink;
+
+  constructor(bridge: FleetBridge, transport: WebSocketTransport | null = null) {
+    this.profiles = new ProfilesStore(bridge);
+    this.connection = new ConnectionStore(bridge);
+    this.orgs = new OrgsStore(bridge);
+    this.localService = new LocalServiceStore(bridge);
+    this.link = new BackendLink(transport);
+  }
+
+  /** Load everything and follow main's events; returns the function that stops. */
+  follow(): () => void {
+    const stops = [
+      this.profiles.follow(),
+      this.connection.follow(),
+      this.orgs.follow(),
+      this.localService.follow(),
+      this.clock.follow(),
+      this.link.follow(() => void this.reload()),
+    ];
+    return () => {
+      for (const stop of stops) stop();
+      this.notices.clear();
+    };
+  }
+
+  /** Load every snapshot again (after the backend link came back: events may have been missed). */
+  async reload(): Promise<void> {
+    await Promise.all([this.profiles.load(), this.connection.load(), this.orgs.load(), this.localService.load()]);
+  }
+}

@@ -1,0 +1,72 @@
+import type { BridgeError, Result } from '../../../../common/result';
+
+/**
+ * One snapshot kept in step with main: loaded with a call, then replaced by each `*.changed` event
+ * (events carry whole snapshots). A load that was overtaken by an event is dropped, so an older
+ * answer never replaces a newer snapshot.
+ */
+export class Synced<T> {
+  #value = $state.raw<T | null>(null);
+  #loading = $state(false);
+  #error = $state.raw<BridgeError | null>(null);
+  /** Bumped by every snapshot that is not a load answer. */
+  #generation = 0;
+  readonly #fetch: () => Promise<Result<T>>;
+  readonly #follow: (apply: (value: T) => void) => () => void;
+
+  constructor(fetch: () => Promise<Result<T>>, follow: (apply: (value: T) => void) => () => void) {
+    this.#fetch = fetch;
+    this.#follow = follow;
+  }
+
+  /** The latest snapshot; null until the first load or event. */
+  get value(): T | null {
+    return this.#value;
+  }
+
+  get loaded(): boolean {
+    return this.#value !== null;
+  }
+
+  get loading(): boolean {
+    return this.#loading;
+  }
+
+  /** Why the last load failed; cleared by the next snapshot. */
+  get error(): BridgeError | null {
+    return this.#error;
+  }
+
+  /** Follow the event, then load. Returns the function that stops following. */
+  follow(): () => void {
+    const stop = this.#follow((value) => this.set(value));
+    void this.load();
+    return stop;
+  }
+
+  async load(): Promise<Result<T>> {
+    const generation = this.#generation;
+    this.#loading = true;
+    try {
+      const result = await this.#fetch();
+      if (result.ok) {
+        if (generation === this.#generation) {
+          this.#value = result.value;
+          this.#error = null;
+        }
+      } else {
+        this.#error = result.error;
+      }
+      return result;
+    } finally {
+      this.#loading = false;
+    }
+  }
+
+  /** A fresher snapshot: an event, or what an action answered. */
+  set(value: T): void {
+    this.#generation++;
+    this.#value = value;
+    this.#error = null;
+  }
+}
