@@ -10,7 +10,11 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type ClientWritableStream,
+  type handleClientStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -18,17 +22,207 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import {
+  AddRoleRequest,
+  AddRoleResponse,
+  ChangeRoleRequest,
+  ChangeRoleResponse,
+  CheckPermissionsRequest,
+  CheckPermissionsResponse,
+  CreateKeyFromExistingKeyAuthorizationsRequest,
+  CreateKeyFromExistingKeyAuthorizationsResponse,
+  CreateKeyRequest,
+  CreateKeyResponse,
+  DeleteKeyRequest,
+  DeleteKeyResponse,
+  GetRobotAPIKeysRequest,
+  GetRobotAPIKeysResponse,
+  ListAuthorizationsRequest,
+  ListAuthorizationsResponse,
+  ListKeysRequest,
+  ListKeysResponse,
+  RemoveRoleRequest,
+  RemoveRoleResponse,
+  RenameKeyRequest,
+  RenameKeyResponse,
+  RotateKeyRequest,
+  RotateKeyResponse,
+} from "./access";
+import { GetAppBrandingRequest, GetAppBrandingResponse, GetAppContentRequest, GetAppContentResponse } from "./apps";
+import {
+  CreateFragmentRequest,
+  CreateFragmentResponse,
+  DeleteFragmentRequest,
+  DeleteFragmentResponse,
+  GetFragmentHistoryRequest,
+  GetFragmentHistoryResponse,
+  GetFragmentRequest,
+  GetFragmentResponse,
+  ListFragmentsRequest,
+  ListFragmentsResponse,
+  ListMachineFragmentsRequest,
+  ListMachineFragmentsResponse,
+  UpdateFragmentRequest,
+  UpdateFragmentResponse,
+} from "./fragments";
+import {
+  CreateLocationRequest,
+  CreateLocationResponse,
+  CreateLocationSecretRequest,
+  CreateLocationSecretResponse,
+  DeleteLocationRequest,
+  DeleteLocationResponse,
+  DeleteLocationSecretRequest,
+  DeleteLocationSecretResponse,
+  GetLocationMetadataRequest,
+  GetLocationMetadataResponse,
+  GetLocationRequest,
+  GetLocationResponse,
+  ListLocationsRequest,
+  ListLocationsResponse,
+  LocationAuthRequest,
+  LocationAuthResponse,
+  ShareLocationRequest,
+  ShareLocationResponse,
+  UnshareLocationRequest,
+  UnshareLocationResponse,
+  UpdateLocationMetadataRequest,
+  UpdateLocationMetadataResponse,
+  UpdateLocationRequest,
+  UpdateLocationResponse,
+} from "./locations";
+import {
+  GetRobotPartLogsRequest,
+  GetRobotPartLogsResponse,
+  TailRobotPartLogsRequest,
+  TailRobotPartLogsResponse,
+} from "./logs";
+import {
+  CreateRobotPartSecretRequest,
+  CreateRobotPartSecretResponse,
+  DeleteRobotPartRequest,
+  DeleteRobotPartResponse,
+  DeleteRobotPartSecretRequest,
+  DeleteRobotPartSecretResponse,
+  DeleteRobotRequest,
+  DeleteRobotResponse,
+  GetRobotMetadataRequest,
+  GetRobotMetadataResponse,
+  GetRobotPartByNameAndLocationRequest,
+  GetRobotPartByNameAndLocationResponse,
+  GetRobotPartHistoryRequest,
+  GetRobotPartHistoryResponse,
+  GetRobotPartMetadataRequest,
+  GetRobotPartMetadataResponse,
+  GetRobotPartRequest,
+  GetRobotPartResponse,
+  GetRobotPartsRequest,
+  GetRobotPartsResponse,
+  GetRobotRequest,
+  GetRobotResponse,
+  ListMachineSummariesRequest,
+  ListMachineSummariesResponse,
+  ListRobotsRequest,
+  ListRobotsResponse,
+  MarkPartAsMainRequest,
+  MarkPartAsMainResponse,
+  MarkPartForRestartRequest,
+  MarkPartForRestartResponse,
+  NewRobotPartRequest,
+  NewRobotPartResponse,
+  NewRobotRequest,
+  NewRobotResponse,
+  UpdateRobotMetadataRequest,
+  UpdateRobotMetadataResponse,
+  UpdateRobotPartMetadataRequest,
+  UpdateRobotPartMetadataResponse,
+  UpdateRobotPartRequest,
+  UpdateRobotPartResponse,
+  UpdateRobotRequest,
+  UpdateRobotResponse,
+} from "./machines";
+import {
+  CreateOrganizationInviteRequest,
+  CreateOrganizationInviteResponse,
   CreateOrganizationRequest,
   CreateOrganizationResponse,
+  DeleteOrganizationInviteRequest,
+  DeleteOrganizationInviteResponse,
+  DeleteOrganizationMemberRequest,
+  DeleteOrganizationMemberResponse,
+  DeleteOrganizationRequest,
+  DeleteOrganizationResponse,
+  GetOrganizationMetadataRequest,
+  GetOrganizationMetadataResponse,
+  GetOrganizationNamespaceAvailabilityRequest,
+  GetOrganizationNamespaceAvailabilityResponse,
   GetOrganizationRequest,
   GetOrganizationResponse,
+  GetOrganizationsWithAccessToLocationRequest,
+  GetOrganizationsWithAccessToLocationResponse,
+  GetUserIDByEmailRequest,
+  GetUserIDByEmailResponse,
+  ListOrganizationMembersRequest,
+  ListOrganizationMembersResponse,
+  ListOrganizationsByUserRequest,
+  ListOrganizationsByUserResponse,
   ListOrganizationsRequest,
   ListOrganizationsResponse,
+  ResendOrganizationInviteRequest,
+  ResendOrganizationInviteResponse,
+  UpdateOrganizationInviteAuthorizationsRequest,
+  UpdateOrganizationInviteAuthorizationsResponse,
+  UpdateOrganizationMetadataRequest,
+  UpdateOrganizationMetadataResponse,
+  UpdateOrganizationRequest,
+  UpdateOrganizationResponse,
 } from "./orgs";
+import {
+  CreateModuleRequest,
+  CreateModuleResponse,
+  CreateRegistryItemRequest,
+  CreateRegistryItemResponse,
+  DeleteRegistryItemRequest,
+  DeleteRegistryItemResponse,
+  GetModuleRequest,
+  GetModuleResponse,
+  GetRegistryItemRequest,
+  GetRegistryItemResponse,
+  ListModulesRequest,
+  ListModulesResponse,
+  ListRegistryItemsRequest,
+  ListRegistryItemsResponse,
+  UpdateModuleRequest,
+  UpdateModuleResponse,
+  UpdateRegistryItemRequest,
+  UpdateRegistryItemResponse,
+  UploadModuleFileRequest,
+  UploadModuleFileResponse,
+} from "./registry";
 
+/** ---- Users and organizations ---- */
 export type AppServiceService = typeof AppServiceService;
 export const AppServiceService = {
-  /** CreateOrganization creates an organization; the calling key becomes its owner. */
+  /**
+   * GetUserIDByEmail answers the id of the user with this email address.
+   * Intended for internal use; clients should prefer ListOrganizationMembers
+   * or ListOrganizationsByUser. Needs owner on at least one organization.
+   * Errors: INVALID_ARGUMENT for a malformed email; NOT_FOUND (USER_NOT_FOUND).
+   */
+  getUserIdByEmail: {
+    path: "/fleet.app.v1.AppService/GetUserIDByEmail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUserIDByEmailRequest): Buffer =>
+      Buffer.from(GetUserIDByEmailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserIDByEmailRequest => GetUserIDByEmailRequest.decode(value),
+    responseSerialize: (value: GetUserIDByEmailResponse): Buffer =>
+      Buffer.from(GetUserIDByEmailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUserIDByEmailResponse => GetUserIDByEmailResponse.decode(value),
+  },
+  /**
+   * CreateOrganization creates an organization; the calling key becomes its owner.
+   * Errors: INVALID_ARGUMENT for a blank or too long name.
+   */
   createOrganization: {
     path: "/fleet.app.v1.AppService/CreateOrganization" as const,
     requestStream: false as const,
@@ -53,6 +247,40 @@ export const AppServiceService = {
     responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
   },
   /**
+   * GetOrganizationsWithAccessToLocation lists the owning organization of a
+   * location and the organizations it is shared with (id and name only).
+   * Needs owner on the location.
+   */
+  getOrganizationsWithAccessToLocation: {
+    path: "/fleet.app.v1.AppService/GetOrganizationsWithAccessToLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrganizationsWithAccessToLocationRequest): Buffer =>
+      Buffer.from(GetOrganizationsWithAccessToLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrganizationsWithAccessToLocationRequest =>
+      GetOrganizationsWithAccessToLocationRequest.decode(value),
+    responseSerialize: (value: GetOrganizationsWithAccessToLocationResponse): Buffer =>
+      Buffer.from(GetOrganizationsWithAccessToLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrganizationsWithAccessToLocationResponse =>
+      GetOrganizationsWithAccessToLocationResponse.decode(value),
+  },
+  /**
+   * ListOrganizationsByUser lists the organizations a user is a member of,
+   * limited to those the caller can see. An unknown user_id gives an empty list.
+   */
+  listOrganizationsByUser: {
+    path: "/fleet.app.v1.AppService/ListOrganizationsByUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationsByUserRequest): Buffer =>
+      Buffer.from(ListOrganizationsByUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationsByUserRequest => ListOrganizationsByUserRequest.decode(value),
+    responseSerialize: (value: ListOrganizationsByUserResponse): Buffer =>
+      Buffer.from(ListOrganizationsByUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationsByUserResponse =>
+      ListOrganizationsByUserResponse.decode(value),
+  },
+  /**
    * GetOrganization reads one organization. NOT_FOUND for an unknown id and for
    * one the caller holds no authorization on (indistinguishable on purpose).
    */
@@ -67,22 +295,1860 @@ export const AppServiceService = {
       Buffer.from(GetOrganizationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOrganizationResponse => GetOrganizationResponse.decode(value),
   },
+  /**
+   * GetOrganizationNamespaceAvailability tells whether a public namespace is
+   * still free. Errors: INVALID_ARGUMENT for an invalid namespace:
+   * REQUIRED_FIELD_MISSING for the empty string, NAMESPACE_INVALID for one
+   * that breaks the character or length rules.
+   */
+  getOrganizationNamespaceAvailability: {
+    path: "/fleet.app.v1.AppService/GetOrganizationNamespaceAvailability" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrganizationNamespaceAvailabilityRequest): Buffer =>
+      Buffer.from(GetOrganizationNamespaceAvailabilityRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrganizationNamespaceAvailabilityRequest =>
+      GetOrganizationNamespaceAvailabilityRequest.decode(value),
+    responseSerialize: (value: GetOrganizationNamespaceAvailabilityResponse): Buffer =>
+      Buffer.from(GetOrganizationNamespaceAvailabilityResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrganizationNamespaceAvailabilityResponse =>
+      GetOrganizationNamespaceAvailabilityResponse.decode(value),
+  },
+  /**
+   * UpdateOrganization changes the fields present in the request. Needs owner
+   * on the organization. Errors: INVALID_ARGUMENT for a blank name or a bad
+   * namespace; NOT_FOUND (FRAGMENT_NOT_FOUND) for an unknown default
+   * fragment; FAILED_PRECONDITION
+   * (NAMESPACE_ALREADY_SET) when a different namespace is already set;
+   * ALREADY_EXISTS (NAMESPACE_TAKEN) when another organization holds it.
+   */
+  updateOrganization: {
+    path: "/fleet.app.v1.AppService/UpdateOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateOrganizationRequest): Buffer =>
+      Buffer.from(UpdateOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateOrganizationRequest => UpdateOrganizationRequest.decode(value),
+    responseSerialize: (value: UpdateOrganizationResponse): Buffer =>
+      Buffer.from(UpdateOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateOrganizationResponse => UpdateOrganizationResponse.decode(value),
+  },
+  /**
+   * DeleteOrganization deletes an organization with everything it owns
+   * (locations, machines, fragments, registry items, keys' authorizations in
+   * it, invites, metadata). Needs owner on the organization.
+   */
+  deleteOrganization: {
+    path: "/fleet.app.v1.AppService/DeleteOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationRequest): Buffer =>
+      Buffer.from(DeleteOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationRequest => DeleteOrganizationRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationResponse): Buffer =>
+      Buffer.from(DeleteOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationResponse => DeleteOrganizationResponse.decode(value),
+  },
+  /**
+   * ListOrganizationMembers lists the members and the pending invites of an
+   * organization. Needs operator on the organization.
+   */
+  listOrganizationMembers: {
+    path: "/fleet.app.v1.AppService/ListOrganizationMembers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationMembersRequest): Buffer =>
+      Buffer.from(ListOrganizationMembersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationMembersRequest => ListOrganizationMembersRequest.decode(value),
+    responseSerialize: (value: ListOrganizationMembersResponse): Buffer =>
+      Buffer.from(ListOrganizationMembersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationMembersResponse =>
+      ListOrganizationMembersResponse.decode(value),
+  },
+  /**
+   * CreateOrganizationInvite invites an email address; see the request for
+   * send_email_invite. Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT for a malformed email or authorization (bad role or
+   * resource type); NOT_FOUND (RESOURCE_NOT_FOUND) for a resource outside
+   * the organization; ALREADY_EXISTS
+   * (ALREADY_MEMBER) when a user with that email is a member;
+   * ALREADY_EXISTS (INVITE_EXISTS) when an invite for it is pending.
+   */
+  createOrganizationInvite: {
+    path: "/fleet.app.v1.AppService/CreateOrganizationInvite" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateOrganizationInviteRequest): Buffer =>
+      Buffer.from(CreateOrganizationInviteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateOrganizationInviteRequest =>
+      CreateOrganizationInviteRequest.decode(value),
+    responseSerialize: (value: CreateOrganizationInviteResponse): Buffer =>
+      Buffer.from(CreateOrganizationInviteResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateOrganizationInviteResponse =>
+      CreateOrganizationInviteResponse.decode(value),
+  },
+  /**
+   * UpdateOrganizationInviteAuthorizations adds and removes authorizations of
+   * a pending invite. Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) when both lists are empty, or a
+   * malformed authorization; NOT_FOUND (INVITE_NOT_FOUND) when no invite is
+   * pending for the email; FAILED_PRECONDITION (LAST_INVITE_AUTHORIZATION)
+   * when the update would leave the invite without authorizations (delete
+   * the invite instead).
+   */
+  updateOrganizationInviteAuthorizations: {
+    path: "/fleet.app.v1.AppService/UpdateOrganizationInviteAuthorizations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateOrganizationInviteAuthorizationsRequest): Buffer =>
+      Buffer.from(UpdateOrganizationInviteAuthorizationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateOrganizationInviteAuthorizationsRequest =>
+      UpdateOrganizationInviteAuthorizationsRequest.decode(value),
+    responseSerialize: (value: UpdateOrganizationInviteAuthorizationsResponse): Buffer =>
+      Buffer.from(UpdateOrganizationInviteAuthorizationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateOrganizationInviteAuthorizationsResponse =>
+      UpdateOrganizationInviteAuthorizationsResponse.decode(value),
+  },
+  /**
+   * DeleteOrganizationMember takes every authorization of a user in the
+   * organization away. Needs owner on the organization. Errors: NOT_FOUND
+   * (MEMBER_NOT_FOUND) when the user is no member; FAILED_PRECONDITION
+   * (LAST_OWNER) when it would leave the organization without an owner.
+   */
+  deleteOrganizationMember: {
+    path: "/fleet.app.v1.AppService/DeleteOrganizationMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationMemberRequest): Buffer =>
+      Buffer.from(DeleteOrganizationMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationMemberRequest =>
+      DeleteOrganizationMemberRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationMemberResponse): Buffer =>
+      Buffer.from(DeleteOrganizationMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationMemberResponse =>
+      DeleteOrganizationMemberResponse.decode(value),
+  },
+  /**
+   * DeleteOrganizationInvite withdraws a pending invite. Needs owner on the
+   * organization. Errors: NOT_FOUND (INVITE_NOT_FOUND).
+   */
+  deleteOrganizationInvite: {
+    path: "/fleet.app.v1.AppService/DeleteOrganizationInvite" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationInviteRequest): Buffer =>
+      Buffer.from(DeleteOrganizationInviteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationInviteRequest =>
+      DeleteOrganizationInviteRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationInviteResponse): Buffer =>
+      Buffer.from(DeleteOrganizationInviteResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationInviteResponse =>
+      DeleteOrganizationInviteResponse.decode(value),
+  },
+  /**
+   * ResendOrganizationInvite sends the invite email again. Needs owner on the
+   * organization. Errors: NOT_FOUND (INVITE_NOT_FOUND).
+   */
+  resendOrganizationInvite: {
+    path: "/fleet.app.v1.AppService/ResendOrganizationInvite" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResendOrganizationInviteRequest): Buffer =>
+      Buffer.from(ResendOrganizationInviteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResendOrganizationInviteRequest =>
+      ResendOrganizationInviteRequest.decode(value),
+    responseSerialize: (value: ResendOrganizationInviteResponse): Buffer =>
+      Buffer.from(ResendOrganizationInviteResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResendOrganizationInviteResponse =>
+      ResendOrganizationInviteResponse.decode(value),
+  },
+  /**
+   * GetOrganizationMetadata reads the organization's user-defined metadata.
+   * Needs operator on the organization.
+   */
+  getOrganizationMetadata: {
+    path: "/fleet.app.v1.AppService/GetOrganizationMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrganizationMetadataRequest): Buffer =>
+      Buffer.from(GetOrganizationMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrganizationMetadataRequest => GetOrganizationMetadataRequest.decode(value),
+    responseSerialize: (value: GetOrganizationMetadataResponse): Buffer =>
+      Buffer.from(GetOrganizationMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrganizationMetadataResponse =>
+      GetOrganizationMetadataResponse.decode(value),
+  },
+  /**
+   * UpdateOrganizationMetadata replaces the organization's user-defined
+   * metadata. Needs owner on the organization. Errors: INVALID_ARGUMENT for
+   * absent metadata; INVALID_ARGUMENT (METADATA_TOO_LARGE) over 64 KiB.
+   */
+  updateOrganizationMetadata: {
+    path: "/fleet.app.v1.AppService/UpdateOrganizationMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateOrganizationMetadataRequest): Buffer =>
+      Buffer.from(UpdateOrganizationMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateOrganizationMetadataRequest =>
+      UpdateOrganizationMetadataRequest.decode(value),
+    responseSerialize: (value: UpdateOrganizationMetadataResponse): Buffer =>
+      Buffer.from(UpdateOrganizationMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateOrganizationMetadataResponse =>
+      UpdateOrganizationMetadataResponse.decode(value),
+  },
+  /**
+   * CreateLocation creates a location in an organization, at the top level or
+   * under parent_location_id. Needs owner on the organization, or on the
+   * parent location. Errors: INVALID_ARGUMENT for a blank or too long name;
+   * NOT_FOUND (LOCATION_NOT_FOUND, field parent_location_id) for a parent
+   * that does not exist in the organization.
+   */
+  createLocation: {
+    path: "/fleet.app.v1.AppService/CreateLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateLocationRequest): Buffer =>
+      Buffer.from(CreateLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateLocationRequest => CreateLocationRequest.decode(value),
+    responseSerialize: (value: CreateLocationResponse): Buffer =>
+      Buffer.from(CreateLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateLocationResponse => CreateLocationResponse.decode(value),
+  },
+  /**
+   * GetLocation reads one location. Needs operator on the location.
+   * Errors: INVALID_ARGUMENT when location_id is empty (the client had no
+   * default); NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  getLocation: {
+    path: "/fleet.app.v1.AppService/GetLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetLocationRequest): Buffer => Buffer.from(GetLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetLocationRequest => GetLocationRequest.decode(value),
+    responseSerialize: (value: GetLocationResponse): Buffer => Buffer.from(GetLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetLocationResponse => GetLocationResponse.decode(value),
+  },
+  /**
+   * UpdateLocation renames, moves or re-labels a location. Needs owner on the
+   * location; moving it needs owner, held in the owning organization, on the
+   * location and the new parent (or on the organization).
+   * Errors: INVALID_ARGUMENT for a too long name; NOT_FOUND
+   * (LOCATION_NOT_FOUND) for the location or the new parent;
+   * FAILED_PRECONDITION (LOCATION_CYCLE) when the new parent is the location
+   * itself or one of its descendants, (CROSS_ORGANIZATION_MOVE) when it is in
+   * another organization.
+   */
+  updateLocation: {
+    path: "/fleet.app.v1.AppService/UpdateLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateLocationRequest): Buffer =>
+      Buffer.from(UpdateLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateLocationRequest => UpdateLocationRequest.decode(value),
+    responseSerialize: (value: UpdateLocationResponse): Buffer =>
+      Buffer.from(UpdateLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateLocationResponse => UpdateLocationResponse.decode(value),
+  },
+  /**
+   * DeleteLocation deletes an empty location. Needs owner on the location,
+   * held in its owning organization (roles through a share do not count).
+   * Errors: NOT_FOUND (LOCATION_NOT_FOUND); FAILED_PRECONDITION
+   * (LOCATION_NOT_EMPTY) while it holds machines or sub-locations.
+   */
+  deleteLocation: {
+    path: "/fleet.app.v1.AppService/DeleteLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteLocationRequest): Buffer =>
+      Buffer.from(DeleteLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteLocationRequest => DeleteLocationRequest.decode(value),
+    responseSerialize: (value: DeleteLocationResponse): Buffer =>
+      Buffer.from(DeleteLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteLocationResponse => DeleteLocationResponse.decode(value),
+  },
+  /**
+   * ListLocations lists the locations of an organization (owned and shared
+   * with it) that the caller can read. Needs any role in the organization.
+   */
+  listLocations: {
+    path: "/fleet.app.v1.AppService/ListLocations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListLocationsRequest): Buffer => Buffer.from(ListLocationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListLocationsRequest => ListLocationsRequest.decode(value),
+    responseSerialize: (value: ListLocationsResponse): Buffer =>
+      Buffer.from(ListLocationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListLocationsResponse => ListLocationsResponse.decode(value),
+  },
+  /**
+   * ShareLocation gives another organization access to a location. Needs
+   * owner on the location, held in its owning organization. Errors: NOT_FOUND
+   * (ORGANIZATION_NOT_FOUND) for an unknown organization_id; ALREADY_EXISTS
+   * (LOCATION_ALREADY_SHARED) when that organization already has access.
+   */
+  shareLocation: {
+    path: "/fleet.app.v1.AppService/ShareLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ShareLocationRequest): Buffer => Buffer.from(ShareLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ShareLocationRequest => ShareLocationRequest.decode(value),
+    responseSerialize: (value: ShareLocationResponse): Buffer =>
+      Buffer.from(ShareLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ShareLocationResponse => ShareLocationResponse.decode(value),
+  },
+  /**
+   * UnshareLocation takes a shared location's access away from an
+   * organization. Needs owner on the location, held in its owning
+   * organization. Errors:
+   * NOT_FOUND (LOCATION_NOT_SHARED) when that organization has no shared
+   * access; FAILED_PRECONDITION (PRIMARY_ORGANIZATION) for the owning one.
+   */
+  unshareLocation: {
+    path: "/fleet.app.v1.AppService/UnshareLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnshareLocationRequest): Buffer =>
+      Buffer.from(UnshareLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnshareLocationRequest => UnshareLocationRequest.decode(value),
+    responseSerialize: (value: UnshareLocationResponse): Buffer =>
+      Buffer.from(UnshareLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnshareLocationResponse => UnshareLocationResponse.decode(value),
+  },
+  /**
+   * LocationAuth reads the secrets of a location. Needs owner on the location.
+   * Errors: INVALID_ARGUMENT when location_id is empty (no client default);
+   * NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  locationAuth: {
+    path: "/fleet.app.v1.AppService/LocationAuth" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LocationAuthRequest): Buffer => Buffer.from(LocationAuthRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LocationAuthRequest => LocationAuthRequest.decode(value),
+    responseSerialize: (value: LocationAuthResponse): Buffer =>
+      Buffer.from(LocationAuthResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LocationAuthResponse => LocationAuthResponse.decode(value),
+  },
+  /**
+   * CreateLocationSecret adds a secret to a location. Needs owner on the
+   * location. Errors: as LocationAuth.
+   */
+  createLocationSecret: {
+    path: "/fleet.app.v1.AppService/CreateLocationSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateLocationSecretRequest): Buffer =>
+      Buffer.from(CreateLocationSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateLocationSecretRequest => CreateLocationSecretRequest.decode(value),
+    responseSerialize: (value: CreateLocationSecretResponse): Buffer =>
+      Buffer.from(CreateLocationSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateLocationSecretResponse => CreateLocationSecretResponse.decode(value),
+  },
+  /**
+   * DeleteLocationSecret deletes one secret of a location. Needs owner on the
+   * location. Errors: as LocationAuth; NOT_FOUND (SECRET_NOT_FOUND) for a
+   * secret id the location does not have; FAILED_PRECONDITION (LAST_SECRET)
+   * for its only secret.
+   */
+  deleteLocationSecret: {
+    path: "/fleet.app.v1.AppService/DeleteLocationSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteLocationSecretRequest): Buffer =>
+      Buffer.from(DeleteLocationSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteLocationSecretRequest => DeleteLocationSecretRequest.decode(value),
+    responseSerialize: (value: DeleteLocationSecretResponse): Buffer =>
+      Buffer.from(DeleteLocationSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteLocationSecretResponse => DeleteLocationSecretResponse.decode(value),
+  },
+  /**
+   * GetLocationMetadata reads a location's user-defined metadata. Needs
+   * operator on the location.
+   */
+  getLocationMetadata: {
+    path: "/fleet.app.v1.AppService/GetLocationMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetLocationMetadataRequest): Buffer =>
+      Buffer.from(GetLocationMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetLocationMetadataRequest => GetLocationMetadataRequest.decode(value),
+    responseSerialize: (value: GetLocationMetadataResponse): Buffer =>
+      Buffer.from(GetLocationMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetLocationMetadataResponse => GetLocationMetadataResponse.decode(value),
+  },
+  /**
+   * UpdateLocationMetadata replaces a location's user-defined metadata. Needs
+   * owner on the location. Errors: as UpdateOrganizationMetadata.
+   */
+  updateLocationMetadata: {
+    path: "/fleet.app.v1.AppService/UpdateLocationMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateLocationMetadataRequest): Buffer =>
+      Buffer.from(UpdateLocationMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateLocationMetadataRequest => UpdateLocationMetadataRequest.decode(value),
+    responseSerialize: (value: UpdateLocationMetadataResponse): Buffer =>
+      Buffer.from(UpdateLocationMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateLocationMetadataResponse =>
+      UpdateLocationMetadataResponse.decode(value),
+  },
+  /**
+   * GetRobot reads one machine. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  getRobot: {
+    path: "/fleet.app.v1.AppService/GetRobot" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotRequest): Buffer => Buffer.from(GetRobotRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotRequest => GetRobotRequest.decode(value),
+    responseSerialize: (value: GetRobotResponse): Buffer => Buffer.from(GetRobotResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotResponse => GetRobotResponse.decode(value),
+  },
+  /**
+   * GetRobotAPIKeys lists the API keys holding an authorization on the
+   * machine itself, secrets included. Needs owner on the machine.
+   */
+  getRobotApiKeys: {
+    path: "/fleet.app.v1.AppService/GetRobotAPIKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotAPIKeysRequest): Buffer =>
+      Buffer.from(GetRobotAPIKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotAPIKeysRequest => GetRobotAPIKeysRequest.decode(value),
+    responseSerialize: (value: GetRobotAPIKeysResponse): Buffer =>
+      Buffer.from(GetRobotAPIKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotAPIKeysResponse => GetRobotAPIKeysResponse.decode(value),
+  },
+  /**
+   * GetRobotParts lists the parts of a machine. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  getRobotParts: {
+    path: "/fleet.app.v1.AppService/GetRobotParts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotPartsRequest): Buffer => Buffer.from(GetRobotPartsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotPartsRequest => GetRobotPartsRequest.decode(value),
+    responseSerialize: (value: GetRobotPartsResponse): Buffer =>
+      Buffer.from(GetRobotPartsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotPartsResponse => GetRobotPartsResponse.decode(value),
+  },
+  /**
+   * GetRobotPart reads one part and its config as JSON text. Needs operator
+   * on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  getRobotPart: {
+    path: "/fleet.app.v1.AppService/GetRobotPart" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotPartRequest): Buffer => Buffer.from(GetRobotPartRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotPartRequest => GetRobotPartRequest.decode(value),
+    responseSerialize: (value: GetRobotPartResponse): Buffer =>
+      Buffer.from(GetRobotPartResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotPartResponse => GetRobotPartResponse.decode(value),
+  },
+  /**
+   * GetRobotPartLogs reads stored log entries of a part, newest first, one
+   * page at a time. Needs operator on the machine. Errors: NOT_FOUND
+   * (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT for an unknown log level, a
+   * negative num_log_entries or limit, start after end, or a bad page_token.
+   */
+  getRobotPartLogs: {
+    path: "/fleet.app.v1.AppService/GetRobotPartLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotPartLogsRequest): Buffer =>
+      Buffer.from(GetRobotPartLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotPartLogsRequest => GetRobotPartLogsRequest.decode(value),
+    responseSerialize: (value: GetRobotPartLogsResponse): Buffer =>
+      Buffer.from(GetRobotPartLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotPartLogsResponse => GetRobotPartLogsResponse.decode(value),
+  },
+  /**
+   * GetRobotPartByNameAndLocation finds a part by its name within a location.
+   * Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND)
+   * when the location has no part with that name.
+   */
+  getRobotPartByNameAndLocation: {
+    path: "/fleet.app.v1.AppService/GetRobotPartByNameAndLocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotPartByNameAndLocationRequest): Buffer =>
+      Buffer.from(GetRobotPartByNameAndLocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotPartByNameAndLocationRequest =>
+      GetRobotPartByNameAndLocationRequest.decode(value),
+    responseSerialize: (value: GetRobotPartByNameAndLocationResponse): Buffer =>
+      Buffer.from(GetRobotPartByNameAndLocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotPartByNameAndLocationResponse =>
+      GetRobotPartByNameAndLocationResponse.decode(value),
+  },
+  /**
+   * TailRobotPartLogs streams the part's new log entries as they arrive,
+   * until the client cancels. Needs operator on the machine. Errors (as the
+   * stream's status): NOT_FOUND (ROBOT_PART_NOT_FOUND) at the start, or when
+   * the part is deleted while streaming; UNAUTHENTICATED (API_KEY_DELETED)
+   * when the caller's key is deleted while streaming; UNAVAILABLE when the
+   * service shuts down (reconnect and fill the gap with GetRobotPartLogs).
+   */
+  tailRobotPartLogs: {
+    path: "/fleet.app.v1.AppService/TailRobotPartLogs" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: TailRobotPartLogsRequest): Buffer =>
+      Buffer.from(TailRobotPartLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): TailRobotPartLogsRequest => TailRobotPartLogsRequest.decode(value),
+    responseSerialize: (value: TailRobotPartLogsResponse): Buffer =>
+      Buffer.from(TailRobotPartLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TailRobotPartLogsResponse => TailRobotPartLogsResponse.decode(value),
+  },
+  /**
+   * GetRobotPartHistory lists the changes of a part's name and config, newest
+   * first. Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  getRobotPartHistory: {
+    path: "/fleet.app.v1.AppService/GetRobotPartHistory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotPartHistoryRequest): Buffer =>
+      Buffer.from(GetRobotPartHistoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotPartHistoryRequest => GetRobotPartHistoryRequest.decode(value),
+    responseSerialize: (value: GetRobotPartHistoryResponse): Buffer =>
+      Buffer.from(GetRobotPartHistoryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotPartHistoryResponse => GetRobotPartHistoryResponse.decode(value),
+  },
+  /**
+   * UpdateRobotPart changes a part's name and config (never its machine or
+   * location) and records the previous state in its history. Needs owner on
+   * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT
+   * for a blank or too long name, or a config that is not a JSON object or
+   * has a malformed `fragments` key (CONFIG_INVALID); ALREADY_EXISTS
+   * (NAME_TAKEN) when another part
+   * of the location has the name; ABORTED (STALE_UPDATE) when
+   * last_known_update is set and differs from the part's last_updated.
+   */
+  updateRobotPart: {
+    path: "/fleet.app.v1.AppService/UpdateRobotPart" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRobotPartRequest): Buffer =>
+      Buffer.from(UpdateRobotPartRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRobotPartRequest => UpdateRobotPartRequest.decode(value),
+    responseSerialize: (value: UpdateRobotPartResponse): Buffer =>
+      Buffer.from(UpdateRobotPartResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRobotPartResponse => UpdateRobotPartResponse.decode(value),
+  },
+  /**
+   * NewRobotPart adds a part (not main) to a machine. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_NOT_FOUND); INVALID_ARGUMENT for a
+   * blank or too long part_name; ALREADY_EXISTS (NAME_TAKEN) when a part of
+   * the location has the name.
+   */
+  newRobotPart: {
+    path: "/fleet.app.v1.AppService/NewRobotPart" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: NewRobotPartRequest): Buffer => Buffer.from(NewRobotPartRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): NewRobotPartRequest => NewRobotPartRequest.decode(value),
+    responseSerialize: (value: NewRobotPartResponse): Buffer =>
+      Buffer.from(NewRobotPartResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): NewRobotPartResponse => NewRobotPartResponse.decode(value),
+  },
+  /**
+   * DeleteRobotPart deletes a part that is not the main part. Needs owner on
+   * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND);
+   * FAILED_PRECONDITION (MAIN_PART) for the main part (mark another part
+   * main first, or delete the machine).
+   */
+  deleteRobotPart: {
+    path: "/fleet.app.v1.AppService/DeleteRobotPart" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRobotPartRequest): Buffer =>
+      Buffer.from(DeleteRobotPartRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRobotPartRequest => DeleteRobotPartRequest.decode(value),
+    responseSerialize: (value: DeleteRobotPartResponse): Buffer =>
+      Buffer.from(DeleteRobotPartResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRobotPartResponse => DeleteRobotPartResponse.decode(value),
+  },
+  /**
+   * MarkPartAsMain makes a part the main part of its machine (the previous
+   * main part stops being main). Idempotent. Needs owner on the machine.
+   * Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  markPartAsMain: {
+    path: "/fleet.app.v1.AppService/MarkPartAsMain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MarkPartAsMainRequest): Buffer =>
+      Buffer.from(MarkPartAsMainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MarkPartAsMainRequest => MarkPartAsMainRequest.decode(value),
+    responseSerialize: (value: MarkPartAsMainResponse): Buffer =>
+      Buffer.from(MarkPartAsMainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MarkPartAsMainResponse => MarkPartAsMainResponse.decode(value),
+  },
+  /**
+   * MarkPartForRestart flags a part to restart the next time it contacts the
+   * service. Idempotent. Needs operator on the machine. Errors: NOT_FOUND
+   * (ROBOT_PART_NOT_FOUND).
+   */
+  markPartForRestart: {
+    path: "/fleet.app.v1.AppService/MarkPartForRestart" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MarkPartForRestartRequest): Buffer =>
+      Buffer.from(MarkPartForRestartRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MarkPartForRestartRequest => MarkPartForRestartRequest.decode(value),
+    responseSerialize: (value: MarkPartForRestartResponse): Buffer =>
+      Buffer.from(MarkPartForRestartResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MarkPartForRestartResponse => MarkPartForRestartResponse.decode(value),
+  },
+  /**
+   * CreateRobotPartSecret adds a secret to a part. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  createRobotPartSecret: {
+    path: "/fleet.app.v1.AppService/CreateRobotPartSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateRobotPartSecretRequest): Buffer =>
+      Buffer.from(CreateRobotPartSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateRobotPartSecretRequest => CreateRobotPartSecretRequest.decode(value),
+    responseSerialize: (value: CreateRobotPartSecretResponse): Buffer =>
+      Buffer.from(CreateRobotPartSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateRobotPartSecretResponse => CreateRobotPartSecretResponse.decode(value),
+  },
+  /**
+   * DeleteRobotPartSecret deletes one secret of a part. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND, or SECRET_NOT_FOUND
+   * for a secret the part does not have); FAILED_PRECONDITION (LAST_SECRET)
+   * for the part's only secret.
+   */
+  deleteRobotPartSecret: {
+    path: "/fleet.app.v1.AppService/DeleteRobotPartSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRobotPartSecretRequest): Buffer =>
+      Buffer.from(DeleteRobotPartSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRobotPartSecretRequest => DeleteRobotPartSecretRequest.decode(value),
+    responseSerialize: (value: DeleteRobotPartSecretResponse): Buffer =>
+      Buffer.from(DeleteRobotPartSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRobotPartSecretResponse => DeleteRobotPartSecretResponse.decode(value),
+  },
+  /**
+   * ListRobots lists the machines directly in a location. Needs operator on
+   * the location. Errors: INVALID_ARGUMENT when location_id is empty (no
+   * client default); NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  listRobots: {
+    path: "/fleet.app.v1.AppService/ListRobots" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRobotsRequest): Buffer => Buffer.from(ListRobotsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRobotsRequest => ListRobotsRequest.decode(value),
+    responseSerialize: (value: ListRobotsResponse): Buffer => Buffer.from(ListRobotsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRobotsResponse => ListRobotsResponse.decode(value),
+  },
+  /**
+   * NewRobot creates a machine with one main part. Needs owner on the
+   * location. Errors: INVALID_ARGUMENT for a blank or too long name, or an
+   * empty location_id (no client default); NOT_FOUND (LOCATION_NOT_FOUND);
+   * ALREADY_EXISTS (NAME_TAKEN) when the location has a machine of that name.
+   */
+  newRobot: {
+    path: "/fleet.app.v1.AppService/NewRobot" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: NewRobotRequest): Buffer => Buffer.from(NewRobotRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): NewRobotRequest => NewRobotRequest.decode(value),
+    responseSerialize: (value: NewRobotResponse): Buffer => Buffer.from(NewRobotResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): NewRobotResponse => NewRobotResponse.decode(value),
+  },
+  /**
+   * UpdateRobot renames a machine, moves it to another location of the same
+   * organization, or both. Renaming needs owner on the machine; moving needs
+   * owner on the organization, or owner on both the current and the
+   * destination location. Errors: INVALID_ARGUMENT for a blank or too long
+   * name, or an empty location_id; NOT_FOUND (ROBOT_NOT_FOUND,
+   * LOCATION_NOT_FOUND); FAILED_PRECONDITION (CROSS_ORGANIZATION_MOVE) for
+   * a destination in another organization; ALREADY_EXISTS (NAME_TAKEN) when
+   * the destination holds a machine of that name or a part named as one of
+   * the machine's parts.
+   */
+  updateRobot: {
+    path: "/fleet.app.v1.AppService/UpdateRobot" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRobotRequest): Buffer => Buffer.from(UpdateRobotRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRobotRequest => UpdateRobotRequest.decode(value),
+    responseSerialize: (value: UpdateRobotResponse): Buffer => Buffer.from(UpdateRobotResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRobotResponse => UpdateRobotResponse.decode(value),
+  },
+  /**
+   * DeleteRobot deletes a machine with its parts. Needs owner on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  deleteRobot: {
+    path: "/fleet.app.v1.AppService/DeleteRobot" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRobotRequest): Buffer => Buffer.from(DeleteRobotRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRobotRequest => DeleteRobotRequest.decode(value),
+    responseSerialize: (value: DeleteRobotResponse): Buffer => Buffer.from(DeleteRobotResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRobotResponse => DeleteRobotResponse.decode(value),
+  },
+  /**
+   * GetRobotMetadata reads a machine's user-defined metadata. Needs operator
+   * on the machine.
+   */
+  getRobotMetadata: {
+    path: "/fleet.app.v1.AppService/GetRobotMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotMetadataRequest): Buffer =>
+      Buffer.from(GetRobotMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotMetadataRequest => GetRobotMetadataRequest.decode(value),
+    responseSerialize: (value: GetRobotMetadataResponse): Buffer =>
+      Buffer.from(GetRobotMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotMetadataResponse => GetRobotMetadataResponse.decode(value),
+  },
+  /**
+   * GetRobotPartMetadata reads a part's user-defined metadata. Needs operator
+   * on the machine.
+   */
+  getRobotPartMetadata: {
+    path: "/fleet.app.v1.AppService/GetRobotPartMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRobotPartMetadataRequest): Buffer =>
+      Buffer.from(GetRobotPartMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRobotPartMetadataRequest => GetRobotPartMetadataRequest.decode(value),
+    responseSerialize: (value: GetRobotPartMetadataResponse): Buffer =>
+      Buffer.from(GetRobotPartMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRobotPartMetadataResponse => GetRobotPartMetadataResponse.decode(value),
+  },
+  /**
+   * UpdateRobotMetadata replaces a machine's user-defined metadata. Needs
+   * owner on the machine. Errors: as UpdateOrganizationMetadata.
+   */
+  updateRobotMetadata: {
+    path: "/fleet.app.v1.AppService/UpdateRobotMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRobotMetadataRequest): Buffer =>
+      Buffer.from(UpdateRobotMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRobotMetadataRequest => UpdateRobotMetadataRequest.decode(value),
+    responseSerialize: (value: UpdateRobotMetadataResponse): Buffer =>
+      Buffer.from(UpdateRobotMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRobotMetadataResponse => UpdateRobotMetadataResponse.decode(value),
+  },
+  /**
+   * UpdateRobotPartMetadata replaces a part's user-defined metadata. Needs
+   * owner on the machine. Errors: as UpdateOrganizationMetadata.
+   */
+  updateRobotPartMetadata: {
+    path: "/fleet.app.v1.AppService/UpdateRobotPartMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRobotPartMetadataRequest): Buffer =>
+      Buffer.from(UpdateRobotPartMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRobotPartMetadataRequest => UpdateRobotPartMetadataRequest.decode(value),
+    responseSerialize: (value: UpdateRobotPartMetadataResponse): Buffer =>
+      Buffer.from(UpdateRobotPartMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRobotPartMetadataResponse =>
+      UpdateRobotPartMetadataResponse.decode(value),
+  },
+  /**
+   * ListFragments lists fragments owned by an organization, filtered by
+   * visibility (public only by default). Needs operator on the organization.
+   * Errors: INVALID_ARGUMENT for an UNSPECIFIED or unknown visibility.
+   */
+  listFragments: {
+    path: "/fleet.app.v1.AppService/ListFragments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListFragmentsRequest): Buffer => Buffer.from(ListFragmentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListFragmentsRequest => ListFragmentsRequest.decode(value),
+    responseSerialize: (value: ListFragmentsResponse): Buffer =>
+      Buffer.from(ListFragmentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListFragmentsResponse => ListFragmentsResponse.decode(value),
+  },
+  /**
+   * ListMachineFragments lists the fragments a machine uses, top-level and
+   * nested, plus the additionally named ones. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND, or FRAGMENT_NOT_FOUND for an
+   * additional id the caller cannot read).
+   */
+  listMachineFragments: {
+    path: "/fleet.app.v1.AppService/ListMachineFragments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMachineFragmentsRequest): Buffer =>
+      Buffer.from(ListMachineFragmentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMachineFragmentsRequest => ListMachineFragmentsRequest.decode(value),
+    responseSerialize: (value: ListMachineFragmentsResponse): Buffer =>
+      Buffer.from(ListMachineFragmentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMachineFragmentsResponse => ListMachineFragmentsResponse.decode(value),
+  },
+  /**
+   * ListMachineSummaries lists summaries of the machines of an organization,
+   * optionally only those using given fragments or in given locations. Needs
+   * operator on the organization.
+   */
+  listMachineSummaries: {
+    path: "/fleet.app.v1.AppService/ListMachineSummaries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMachineSummariesRequest): Buffer =>
+      Buffer.from(ListMachineSummariesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMachineSummariesRequest => ListMachineSummariesRequest.decode(value),
+    responseSerialize: (value: ListMachineSummariesResponse): Buffer =>
+      Buffer.from(ListMachineSummariesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMachineSummariesResponse => ListMachineSummariesResponse.decode(value),
+  },
+  /**
+   * GetFragment reads a fragment, at its latest revision or at a given
+   * revision or tag. Public fragments need authentication only; private ones
+   * operator on the owning organization. Errors: NOT_FOUND
+   * (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for an unknown version).
+   */
+  getFragment: {
+    path: "/fleet.app.v1.AppService/GetFragment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetFragmentRequest): Buffer => Buffer.from(GetFragmentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetFragmentRequest => GetFragmentRequest.decode(value),
+    responseSerialize: (value: GetFragmentResponse): Buffer => Buffer.from(GetFragmentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetFragmentResponse => GetFragmentResponse.decode(value),
+  },
+  /**
+   * CreateFragment creates a fragment, private unless visibility says
+   * otherwise. Needs owner on the organization. Errors: INVALID_ARGUMENT for
+   * a blank or too long name.
+   */
+  createFragment: {
+    path: "/fleet.app.v1.AppService/CreateFragment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateFragmentRequest): Buffer =>
+      Buffer.from(CreateFragmentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateFragmentRequest => CreateFragmentRequest.decode(value),
+    responseSerialize: (value: CreateFragmentResponse): Buffer =>
+      Buffer.from(CreateFragmentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateFragmentResponse => CreateFragmentResponse.decode(value),
+  },
+  /**
+   * UpdateFragment changes a fragment's name, and its config and visibility
+   * when present, making a new revision. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); INVALID_ARGUMENT
+   * for a blank or too long name, a config whose fragments form a cycle
+   * (CONFIG_INVALID), an UNSPECIFIED visibility, or public and visibility
+   * that disagree (VISIBILITY_CONFLICT); ABORTED (STALE_UPDATE)
+   * when last_known_update is set and differs from the fragment's last_updated.
+   */
+  updateFragment: {
+    path: "/fleet.app.v1.AppService/UpdateFragment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateFragmentRequest): Buffer =>
+      Buffer.from(UpdateFragmentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateFragmentRequest => UpdateFragmentRequest.decode(value),
+    responseSerialize: (value: UpdateFragmentResponse): Buffer =>
+      Buffer.from(UpdateFragmentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateFragmentResponse => UpdateFragmentResponse.decode(value),
+  },
+  /**
+   * DeleteFragment deletes a fragment. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); FAILED_PRECONDITION
+   * (FRAGMENT_IN_USE) while a machine part config or a default fragment list
+   * of another organization uses it.
+   */
+  deleteFragment: {
+    path: "/fleet.app.v1.AppService/DeleteFragment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteFragmentRequest): Buffer =>
+      Buffer.from(DeleteFragmentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteFragmentRequest => DeleteFragmentRequest.decode(value),
+    responseSerialize: (value: DeleteFragmentResponse): Buffer =>
+      Buffer.from(DeleteFragmentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteFragmentResponse => DeleteFragmentResponse.decode(value),
+  },
+  /**
+   * GetFragmentHistory lists the updates of a fragment, newest first, one
+   * page at a time. Needs operator on the owning organization. Errors:
+   * NOT_FOUND (FRAGMENT_NOT_FOUND); INVALID_ARGUMENT for a bad page_token or
+   * a negative page_limit.
+   */
+  getFragmentHistory: {
+    path: "/fleet.app.v1.AppService/GetFragmentHistory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetFragmentHistoryRequest): Buffer =>
+      Buffer.from(GetFragmentHistoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetFragmentHistoryRequest => GetFragmentHistoryRequest.decode(value),
+    responseSerialize: (value: GetFragmentHistoryResponse): Buffer =>
+      Buffer.from(GetFragmentHistoryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetFragmentHistoryResponse => GetFragmentHistoryResponse.decode(value),
+  },
+  /**
+   * AddRole grants a role on a resource of the organization to an identity.
+   * Needs owner on the organization. Errors: INVALID_ARGUMENT for a role
+   * other than owner/operator or a resource type other than
+   * organization/location/robot; NOT_FOUND (IDENTITY_NOT_FOUND,
+   * RESOURCE_NOT_FOUND) for an identity or a resource of that type unknown
+   * in the organization; ALREADY_EXISTS (AUTHORIZATION_EXISTS) when the
+   * identity already holds exactly that role.
+   */
+  addRole: {
+    path: "/fleet.app.v1.AppService/AddRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddRoleRequest): Buffer => Buffer.from(AddRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddRoleRequest => AddRoleRequest.decode(value),
+    responseSerialize: (value: AddRoleResponse): Buffer => Buffer.from(AddRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddRoleResponse => AddRoleResponse.decode(value),
+  },
+  /**
+   * RemoveRole takes a role away. Needs owner on the organization. Errors: as
+   * AddRole, except NOT_FOUND (AUTHORIZATION_NOT_FOUND) when the identity does
+   * not hold that role; FAILED_PRECONDITION (LAST_OWNER) when it would leave
+   * the organization without an owner.
+   */
+  removeRole: {
+    path: "/fleet.app.v1.AppService/RemoveRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveRoleRequest): Buffer => Buffer.from(RemoveRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveRoleRequest => RemoveRoleRequest.decode(value),
+    responseSerialize: (value: RemoveRoleResponse): Buffer => Buffer.from(RemoveRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveRoleResponse => RemoveRoleResponse.decode(value),
+  },
+  /**
+   * ChangeRole replaces one authorization with another atomically. Needs
+   * owner on the organization. Errors: as RemoveRole for the old
+   * authorization and as AddRole for the new one.
+   */
+  changeRole: {
+    path: "/fleet.app.v1.AppService/ChangeRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangeRoleRequest): Buffer => Buffer.from(ChangeRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangeRoleRequest => ChangeRoleRequest.decode(value),
+    responseSerialize: (value: ChangeRoleResponse): Buffer => Buffer.from(ChangeRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangeRoleResponse => ChangeRoleResponse.decode(value),
+  },
+  /**
+   * ListAuthorizations lists the authorizations in an organization, on all
+   * or on the given resources. Needs owner on the organization. Errors:
+   * NOT_FOUND (RESOURCE_NOT_FOUND) for a resource id not in the organization.
+   */
+  listAuthorizations: {
+    path: "/fleet.app.v1.AppService/ListAuthorizations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuthorizationsRequest): Buffer =>
+      Buffer.from(ListAuthorizationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuthorizationsRequest => ListAuthorizationsRequest.decode(value),
+    responseSerialize: (value: ListAuthorizationsResponse): Buffer =>
+      Buffer.from(ListAuthorizationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuthorizationsResponse => ListAuthorizationsResponse.decode(value),
+  },
+  /**
+   * CheckPermissions answers which of the asked permissions the caller holds
+   * on each resource. Errors: INVALID_ARGUMENT (PERMISSIONS_EMPTY) for an
+   * empty list, or an unknown resource type or permission string.
+   */
+  checkPermissions: {
+    path: "/fleet.app.v1.AppService/CheckPermissions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckPermissionsRequest): Buffer =>
+      Buffer.from(CheckPermissionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckPermissionsRequest => CheckPermissionsRequest.decode(value),
+    responseSerialize: (value: CheckPermissionsResponse): Buffer =>
+      Buffer.from(CheckPermissionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckPermissionsResponse => CheckPermissionsResponse.decode(value),
+  },
+  /**
+   * GetRegistryItem reads a registry item. Public items need authentication
+   * only; private ones operator on the owning organization. Errors:
+   * INVALID_ARGUMENT for an id not of the form `<namespace or org id>:<name>`;
+   * NOT_FOUND (REGISTRY_ITEM_NOT_FOUND).
+   */
+  getRegistryItem: {
+    path: "/fleet.app.v1.AppService/GetRegistryItem" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRegistryItemRequest): Buffer =>
+      Buffer.from(GetRegistryItemRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRegistryItemRequest => GetRegistryItemRequest.decode(value),
+    responseSerialize: (value: GetRegistryItemResponse): Buffer =>
+      Buffer.from(GetRegistryItemResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRegistryItemResponse => GetRegistryItemResponse.decode(value),
+  },
+  /**
+   * CreateRegistryItem creates a private registry item, in development. Needs
+   * owner on the organization. Errors: INVALID_ARGUMENT for a bad name or an
+   * UNSPECIFIED type; ALREADY_EXISTS (NAME_TAKEN) when the organization has
+   * an item (or module) of that name.
+   */
+  createRegistryItem: {
+    path: "/fleet.app.v1.AppService/CreateRegistryItem" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateRegistryItemRequest): Buffer =>
+      Buffer.from(CreateRegistryItemRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateRegistryItemRequest => CreateRegistryItemRequest.decode(value),
+    responseSerialize: (value: CreateRegistryItemResponse): Buffer =>
+      Buffer.from(CreateRegistryItemResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateRegistryItemResponse => CreateRegistryItemResponse.decode(value),
+  },
+  /**
+   * UpdateRegistryItem sets description, visibility and url of an item.
+   * Needs owner on the owning organization. Errors: NOT_FOUND
+   * (REGISTRY_ITEM_NOT_FOUND); INVALID_ARGUMENT for an UNSPECIFIED
+   * visibility, a type other than the item's (TYPE_MISMATCH) or a url that
+   * is not an absolute http(s) URL (URL_INVALID);
+   * FAILED_PRECONDITION (NAMESPACE_REQUIRED) for a public visibility while
+   * the organization has no public namespace.
+   */
+  updateRegistryItem: {
+    path: "/fleet.app.v1.AppService/UpdateRegistryItem" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRegistryItemRequest): Buffer =>
+      Buffer.from(UpdateRegistryItemRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRegistryItemRequest => UpdateRegistryItemRequest.decode(value),
+    responseSerialize: (value: UpdateRegistryItemResponse): Buffer =>
+      Buffer.from(UpdateRegistryItemResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRegistryItemResponse => UpdateRegistryItemResponse.decode(value),
+  },
+  /**
+   * ListRegistryItems lists registry items the caller can see, filtered.
+   * Errors: INVALID_ARGUMENT for an UNSPECIFIED filter value or a bad page_token.
+   */
+  listRegistryItems: {
+    path: "/fleet.app.v1.AppService/ListRegistryItems" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRegistryItemsRequest): Buffer =>
+      Buffer.from(ListRegistryItemsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRegistryItemsRequest => ListRegistryItemsRequest.decode(value),
+    responseSerialize: (value: ListRegistryItemsResponse): Buffer =>
+      Buffer.from(ListRegistryItemsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRegistryItemsResponse => ListRegistryItemsResponse.decode(value),
+  },
+  /**
+   * DeleteRegistryItem deletes a registry item (a module with its files).
+   * Needs owner on the owning organization. Errors: NOT_FOUND
+   * (REGISTRY_ITEM_NOT_FOUND); FAILED_PRECONDITION (REGISTRY_ITEM_IN_USE)
+   * while a machine part config uses it.
+   */
+  deleteRegistryItem: {
+    path: "/fleet.app.v1.AppService/DeleteRegistryItem" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRegistryItemRequest): Buffer =>
+      Buffer.from(DeleteRegistryItemRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRegistryItemRequest => DeleteRegistryItemRequest.decode(value),
+    responseSerialize: (value: DeleteRegistryItemResponse): Buffer =>
+      Buffer.from(DeleteRegistryItemResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRegistryItemResponse => DeleteRegistryItemResponse.decode(value),
+  },
+  /**
+   * CreateModule creates a private module (a registry item of type
+   * PACKAGE_TYPE_MODULE). Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT for a bad name, the empty string included;
+   * ALREADY_EXISTS (NAME_TAKEN) as CreateRegistryItem.
+   */
+  createModule: {
+    path: "/fleet.app.v1.AppService/CreateModule" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateModuleRequest): Buffer => Buffer.from(CreateModuleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateModuleRequest => CreateModuleRequest.decode(value),
+    responseSerialize: (value: CreateModuleResponse): Buffer =>
+      Buffer.from(CreateModuleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateModuleResponse => CreateModuleResponse.decode(value),
+  },
+  /**
+   * UpdateModule replaces a module's manifest. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (MODULE_NOT_FOUND); INVALID_ARGUMENT for
+   * a url that is not an absolute http(s) URL, a model with an empty api or
+   * model, a blank entrypoint, or a bad app; FAILED_PRECONDITION
+   * (NAMESPACE_REQUIRED) for public while the organization has no namespace;
+   * ALREADY_EXISTS (APP_NAME_TAKEN) for an app name another module of the
+   * organization declares.
+   */
+  updateModule: {
+    path: "/fleet.app.v1.AppService/UpdateModule" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateModuleRequest): Buffer => Buffer.from(UpdateModuleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateModuleRequest => UpdateModuleRequest.decode(value),
+    responseSerialize: (value: UpdateModuleResponse): Buffer =>
+      Buffer.from(UpdateModuleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateModuleResponse => UpdateModuleResponse.decode(value),
+  },
+  /**
+   * UploadModuleFile uploads the file of one version and platform of a
+   * module: a client stream whose first message carries module_file_info
+   * and the rest the file's chunks. Needs owner on the owning organization.
+   * Errors: INVALID_ARGUMENT for a first message without module_file_info, a
+   * later one with it, no file bytes, a chunk over 1 MiB, a version that is
+   * not MAJOR.MINOR.PATCH, a bad platform, or a file over 512 MiB
+   * (FILE_TOO_LARGE); NOT_FOUND (MODULE_NOT_FOUND); FAILED_PRECONDITION
+   * (ENTRYPOINT_MISSING) before UpdateModule set an entrypoint;
+   * ALREADY_EXISTS (MODULE_FILE_EXISTS) for a version and platform already
+   * uploaded.
+   */
+  uploadModuleFile: {
+    path: "/fleet.app.v1.AppService/UploadModuleFile" as const,
+    requestStream: true as const,
+    responseStream: false as const,
+    requestSerialize: (value: UploadModuleFileRequest): Buffer =>
+      Buffer.from(UploadModuleFileRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UploadModuleFileRequest => UploadModuleFileRequest.decode(value),
+    responseSerialize: (value: UploadModuleFileResponse): Buffer =>
+      Buffer.from(UploadModuleFileResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UploadModuleFileResponse => UploadModuleFileResponse.decode(value),
+  },
+  /**
+   * GetModule reads a module. Public modules need authentication only;
+   * private ones operator on the owning organization. Errors:
+   * INVALID_ARGUMENT for a malformed id; NOT_FOUND (MODULE_NOT_FOUND).
+   */
+  getModule: {
+    path: "/fleet.app.v1.AppService/GetModule" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetModuleRequest): Buffer => Buffer.from(GetModuleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetModuleRequest => GetModuleRequest.decode(value),
+    responseSerialize: (value: GetModuleResponse): Buffer => Buffer.from(GetModuleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetModuleResponse => GetModuleResponse.decode(value),
+  },
+  /**
+   * ListModules lists the modules of an organization the caller can read:
+   * all of them for a member, the public ones for anyone else.
+   */
+  listModules: {
+    path: "/fleet.app.v1.AppService/ListModules" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListModulesRequest): Buffer => Buffer.from(ListModulesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListModulesRequest => ListModulesRequest.decode(value),
+    responseSerialize: (value: ListModulesResponse): Buffer => Buffer.from(ListModulesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListModulesResponse => ListModulesResponse.decode(value),
+  },
+  /**
+   * CreateKey creates an API key with the given authorizations. Needs owner
+   * on the organization. Errors: INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) for
+   * an empty list, or a bad role or resource type; NOT_FOUND
+   * (RESOURCE_NOT_FOUND) for a resource not in the organization.
+   */
+  createKey: {
+    path: "/fleet.app.v1.AppService/CreateKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateKeyRequest): Buffer => Buffer.from(CreateKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateKeyRequest => CreateKeyRequest.decode(value),
+    responseSerialize: (value: CreateKeyResponse): Buffer => Buffer.from(CreateKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateKeyResponse => CreateKeyResponse.decode(value),
+  },
+  /**
+   * DeleteKey deletes an API key; its access tokens stop working at once.
+   * Needs owner on every organization the key holds authorizations in.
+   * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  deleteKey: {
+    path: "/fleet.app.v1.AppService/DeleteKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteKeyRequest): Buffer => Buffer.from(DeleteKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteKeyRequest => DeleteKeyRequest.decode(value),
+    responseSerialize: (value: DeleteKeyResponse): Buffer => Buffer.from(DeleteKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteKeyResponse => DeleteKeyResponse.decode(value),
+  },
+  /**
+   * RotateKey gives an API key a new secret. Needs owner as DeleteKey.
+   * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  rotateKey: {
+    path: "/fleet.app.v1.AppService/RotateKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateKeyRequest): Buffer => Buffer.from(RotateKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateKeyRequest => RotateKeyRequest.decode(value),
+    responseSerialize: (value: RotateKeyResponse): Buffer => Buffer.from(RotateKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateKeyResponse => RotateKeyResponse.decode(value),
+  },
+  /**
+   * ListKeys lists the API keys holding authorizations in an organization.
+   * Needs owner on the organization.
+   */
+  listKeys: {
+    path: "/fleet.app.v1.AppService/ListKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListKeysRequest): Buffer => Buffer.from(ListKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListKeysRequest => ListKeysRequest.decode(value),
+    responseSerialize: (value: ListKeysResponse): Buffer => Buffer.from(ListKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListKeysResponse => ListKeysResponse.decode(value),
+  },
+  /**
+   * RenameKey renames an API key. Needs owner as DeleteKey. Errors: NOT_FOUND
+   * (API_KEY_NOT_FOUND); INVALID_ARGUMENT for a blank or too long name.
+   */
+  renameKey: {
+    path: "/fleet.app.v1.AppService/RenameKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenameKeyRequest): Buffer => Buffer.from(RenameKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenameKeyRequest => RenameKeyRequest.decode(value),
+    responseSerialize: (value: RenameKeyResponse): Buffer => Buffer.from(RenameKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenameKeyResponse => RenameKeyResponse.decode(value),
+  },
+  /**
+   * CreateKeyFromExistingKeyAuthorizations creates a key holding a copy of
+   * another key's authorizations. Needs owner on every organization that key
+   * holds authorizations in. Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  createKeyFromExistingKeyAuthorizations: {
+    path: "/fleet.app.v1.AppService/CreateKeyFromExistingKeyAuthorizations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateKeyFromExistingKeyAuthorizationsRequest): Buffer =>
+      Buffer.from(CreateKeyFromExistingKeyAuthorizationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateKeyFromExistingKeyAuthorizationsRequest =>
+      CreateKeyFromExistingKeyAuthorizationsRequest.decode(value),
+    responseSerialize: (value: CreateKeyFromExistingKeyAuthorizationsResponse): Buffer =>
+      Buffer.from(CreateKeyFromExistingKeyAuthorizationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateKeyFromExistingKeyAuthorizationsResponse =>
+      CreateKeyFromExistingKeyAuthorizationsResponse.decode(value),
+  },
+  /**
+   * GetAppContent answers where an app's files are, by the public namespace
+   * of its organization and its name. Private apps need operator on the
+   * organization. Errors: NOT_FOUND (APP_NOT_FOUND), also while the module
+   * has no uploaded file.
+   */
+  getAppContent: {
+    path: "/fleet.app.v1.AppService/GetAppContent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAppContentRequest): Buffer => Buffer.from(GetAppContentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAppContentRequest => GetAppContentRequest.decode(value),
+    responseSerialize: (value: GetAppContentResponse): Buffer =>
+      Buffer.from(GetAppContentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAppContentResponse => GetAppContentResponse.decode(value),
+  },
+  /**
+   * GetAppBranding answers an app's branding, looked up as GetAppContent.
+   * Errors: NOT_FOUND (APP_NOT_FOUND).
+   */
+  getAppBranding: {
+    path: "/fleet.app.v1.AppService/GetAppBranding" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAppBrandingRequest): Buffer =>
+      Buffer.from(GetAppBrandingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAppBrandingRequest => GetAppBrandingRequest.decode(value),
+    responseSerialize: (value: GetAppBrandingResponse): Buffer =>
+      Buffer.from(GetAppBrandingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAppBrandingResponse => GetAppBrandingResponse.decode(value),
+  },
 } as const;
 
 export interface AppServiceServer extends UntypedServiceImplementation {
-  /** CreateOrganization creates an organization; the calling key becomes its owner. */
+  /**
+   * GetUserIDByEmail answers the id of the user with this email address.
+   * Intended for internal use; clients should prefer ListOrganizationMembers
+   * or ListOrganizationsByUser. Needs owner on at least one organization.
+   * Errors: INVALID_ARGUMENT for a malformed email; NOT_FOUND (USER_NOT_FOUND).
+   */
+  getUserIdByEmail: handleUnaryCall<GetUserIDByEmailRequest, GetUserIDByEmailResponse>;
+  /**
+   * CreateOrganization creates an organization; the calling key becomes its owner.
+   * Errors: INVALID_ARGUMENT for a blank or too long name.
+   */
   createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
   /** ListOrganizations lists the organizations the caller is authorized for. */
   listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
+  /**
+   * GetOrganizationsWithAccessToLocation lists the owning organization of a
+   * location and the organizations it is shared with (id and name only).
+   * Needs owner on the location.
+   */
+  getOrganizationsWithAccessToLocation: handleUnaryCall<
+    GetOrganizationsWithAccessToLocationRequest,
+    GetOrganizationsWithAccessToLocationResponse
+  >;
+  /**
+   * ListOrganizationsByUser lists the organizations a user is a member of,
+   * limited to those the caller can see. An unknown user_id gives an empty list.
+   */
+  listOrganizationsByUser: handleUnaryCall<ListOrganizationsByUserRequest, ListOrganizationsByUserResponse>;
   /**
    * GetOrganization reads one organization. NOT_FOUND for an unknown id and for
    * one the caller holds no authorization on (indistinguishable on purpose).
    */
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
+  /**
+   * GetOrganizationNamespaceAvailability tells whether a public namespace is
+   * still free. Errors: INVALID_ARGUMENT for an invalid namespace:
+   * REQUIRED_FIELD_MISSING for the empty string, NAMESPACE_INVALID for one
+   * that breaks the character or length rules.
+   */
+  getOrganizationNamespaceAvailability: handleUnaryCall<
+    GetOrganizationNamespaceAvailabilityRequest,
+    GetOrganizationNamespaceAvailabilityResponse
+  >;
+  /**
+   * UpdateOrganization changes the fields present in the request. Needs owner
+   * on the organization. Errors: INVALID_ARGUMENT for a blank name or a bad
+   * namespace; NOT_FOUND (FRAGMENT_NOT_FOUND) for an unknown default
+   * fragment; FAILED_PRECONDITION
+   * (NAMESPACE_ALREADY_SET) when a different namespace is already set;
+   * ALREADY_EXISTS (NAMESPACE_TAKEN) when another organization holds it.
+   */
+  updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
+  /**
+   * DeleteOrganization deletes an organization with everything it owns
+   * (locations, machines, fragments, registry items, keys' authorizations in
+   * it, invites, metadata). Needs owner on the organization.
+   */
+  deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, DeleteOrganizationResponse>;
+  /**
+   * ListOrganizationMembers lists the members and the pending invites of an
+   * organization. Needs operator on the organization.
+   */
+  listOrganizationMembers: handleUnaryCall<ListOrganizationMembersRequest, ListOrganizationMembersResponse>;
+  /**
+   * CreateOrganizationInvite invites an email address; see the request for
+   * send_email_invite. Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT for a malformed email or authorization (bad role or
+   * resource type); NOT_FOUND (RESOURCE_NOT_FOUND) for a resource outside
+   * the organization; ALREADY_EXISTS
+   * (ALREADY_MEMBER) when a user with that email is a member;
+   * ALREADY_EXISTS (INVITE_EXISTS) when an invite for it is pending.
+   */
+  createOrganizationInvite: handleUnaryCall<CreateOrganizationInviteRequest, CreateOrganizationInviteResponse>;
+  /**
+   * UpdateOrganizationInviteAuthorizations adds and removes authorizations of
+   * a pending invite. Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) when both lists are empty, or a
+   * malformed authorization; NOT_FOUND (INVITE_NOT_FOUND) when no invite is
+   * pending for the email; FAILED_PRECONDITION (LAST_INVITE_AUTHORIZATION)
+   * when the update would leave the invite without authorizations (delete
+   * the invite instead).
+   */
+  updateOrganizationInviteAuthorizations: handleUnaryCall<
+    UpdateOrganizationInviteAuthorizationsRequest,
+    UpdateOrganizationInviteAuthorizationsResponse
+  >;
+  /**
+   * DeleteOrganizationMember takes every authorization of a user in the
+   * organization away. Needs owner on the organization. Errors: NOT_FOUND
+   * (MEMBER_NOT_FOUND) when the user is no member; FAILED_PRECONDITION
+   * (LAST_OWNER) when it would leave the organization without an owner.
+   */
+  deleteOrganizationMember: handleUnaryCall<DeleteOrganizationMemberRequest, DeleteOrganizationMemberResponse>;
+  /**
+   * DeleteOrganizationInvite withdraws a pending invite. Needs owner on the
+   * organization. Errors: NOT_FOUND (INVITE_NOT_FOUND).
+   */
+  deleteOrganizationInvite: handleUnaryCall<DeleteOrganizationInviteRequest, DeleteOrganizationInviteResponse>;
+  /**
+   * ResendOrganizationInvite sends the invite email again. Needs owner on the
+   * organization. Errors: NOT_FOUND (INVITE_NOT_FOUND).
+   */
+  resendOrganizationInvite: handleUnaryCall<ResendOrganizationInviteRequest, ResendOrganizationInviteResponse>;
+  /**
+   * GetOrganizationMetadata reads the organization's user-defined metadata.
+   * Needs operator on the organization.
+   */
+  getOrganizationMetadata: handleUnaryCall<GetOrganizationMetadataRequest, GetOrganizationMetadataResponse>;
+  /**
+   * UpdateOrganizationMetadata replaces the organization's user-defined
+   * metadata. Needs owner on the organization. Errors: INVALID_ARGUMENT for
+   * absent metadata; INVALID_ARGUMENT (METADATA_TOO_LARGE) over 64 KiB.
+   */
+  updateOrganizationMetadata: handleUnaryCall<UpdateOrganizationMetadataRequest, UpdateOrganizationMetadataResponse>;
+  /**
+   * CreateLocation creates a location in an organization, at the top level or
+   * under parent_location_id. Needs owner on the organization, or on the
+   * parent location. Errors: INVALID_ARGUMENT for a blank or too long name;
+   * NOT_FOUND (LOCATION_NOT_FOUND, field parent_location_id) for a parent
+   * that does not exist in the organization.
+   */
+  createLocation: handleUnaryCall<CreateLocationRequest, CreateLocationResponse>;
+  /**
+   * GetLocation reads one location. Needs operator on the location.
+   * Errors: INVALID_ARGUMENT when location_id is empty (the client had no
+   * default); NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  getLocation: handleUnaryCall<GetLocationRequest, GetLocationResponse>;
+  /**
+   * UpdateLocation renames, moves or re-labels a location. Needs owner on the
+   * location; moving it needs owner, held in the owning organization, on the
+   * location and the new parent (or on the organization).
+   * Errors: INVALID_ARGUMENT for a too long name; NOT_FOUND
+   * (LOCATION_NOT_FOUND) for the location or the new parent;
+   * FAILED_PRECONDITION (LOCATION_CYCLE) when the new parent is the location
+   * itself or one of its descendants, (CROSS_ORGANIZATION_MOVE) when it is in
+   * another organization.
+   */
+  updateLocation: handleUnaryCall<UpdateLocationRequest, UpdateLocationResponse>;
+  /**
+   * DeleteLocation deletes an empty location. Needs owner on the location,
+   * held in its owning organization (roles through a share do not count).
+   * Errors: NOT_FOUND (LOCATION_NOT_FOUND); FAILED_PRECONDITION
+   * (LOCATION_NOT_EMPTY) while it holds machines or sub-locations.
+   */
+  deleteLocation: handleUnaryCall<DeleteLocationRequest, DeleteLocationResponse>;
+  /**
+   * ListLocations lists the locations of an organization (owned and shared
+   * with it) that the caller can read. Needs any role in the organization.
+   */
+  listLocations: handleUnaryCall<ListLocationsRequest, ListLocationsResponse>;
+  /**
+   * ShareLocation gives another organization access to a location. Needs
+   * owner on the location, held in its owning organization. Errors: NOT_FOUND
+   * (ORGANIZATION_NOT_FOUND) for an unknown organization_id; ALREADY_EXISTS
+   * (LOCATION_ALREADY_SHARED) when that organization already has access.
+   */
+  shareLocation: handleUnaryCall<ShareLocationRequest, ShareLocationResponse>;
+  /**
+   * UnshareLocation takes a shared location's access away from an
+   * organization. Needs owner on the location, held in its owning
+   * organization. Errors:
+   * NOT_FOUND (LOCATION_NOT_SHARED) when that organization has no shared
+   * access; FAILED_PRECONDITION (PRIMARY_ORGANIZATION) for the owning one.
+   */
+  unshareLocation: handleUnaryCall<UnshareLocationRequest, UnshareLocationResponse>;
+  /**
+   * LocationAuth reads the secrets of a location. Needs owner on the location.
+   * Errors: INVALID_ARGUMENT when location_id is empty (no client default);
+   * NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  locationAuth: handleUnaryCall<LocationAuthRequest, LocationAuthResponse>;
+  /**
+   * CreateLocationSecret adds a secret to a location. Needs owner on the
+   * location. Errors: as LocationAuth.
+   */
+  createLocationSecret: handleUnaryCall<CreateLocationSecretRequest, CreateLocationSecretResponse>;
+  /**
+   * DeleteLocationSecret deletes one secret of a location. Needs owner on the
+   * location. Errors: as LocationAuth; NOT_FOUND (SECRET_NOT_FOUND) for a
+   * secret id the location does not have; FAILED_PRECONDITION (LAST_SECRET)
+   * for its only secret.
+   */
+  deleteLocationSecret: handleUnaryCall<DeleteLocationSecretRequest, DeleteLocationSecretResponse>;
+  /**
+   * GetLocationMetadata reads a location's user-defined metadata. Needs
+   * operator on the location.
+   */
+  getLocationMetadata: handleUnaryCall<GetLocationMetadataRequest, GetLocationMetadataResponse>;
+  /**
+   * UpdateLocationMetadata replaces a location's user-defined metadata. Needs
+   * owner on the location. Errors: as UpdateOrganizationMetadata.
+   */
+  updateLocationMetadata: handleUnaryCall<UpdateLocationMetadataRequest, UpdateLocationMetadataResponse>;
+  /**
+   * GetRobot reads one machine. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  getRobot: handleUnaryCall<GetRobotRequest, GetRobotResponse>;
+  /**
+   * GetRobotAPIKeys lists the API keys holding an authorization on the
+   * machine itself, secrets included. Needs owner on the machine.
+   */
+  getRobotApiKeys: handleUnaryCall<GetRobotAPIKeysRequest, GetRobotAPIKeysResponse>;
+  /**
+   * GetRobotParts lists the parts of a machine. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  getRobotParts: handleUnaryCall<GetRobotPartsRequest, GetRobotPartsResponse>;
+  /**
+   * GetRobotPart reads one part and its config as JSON text. Needs operator
+   * on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  getRobotPart: handleUnaryCall<GetRobotPartRequest, GetRobotPartResponse>;
+  /**
+   * GetRobotPartLogs reads stored log entries of a part, newest first, one
+   * page at a time. Needs operator on the machine. Errors: NOT_FOUND
+   * (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT for an unknown log level, a
+   * negative num_log_entries or limit, start after end, or a bad page_token.
+   */
+  getRobotPartLogs: handleUnaryCall<GetRobotPartLogsRequest, GetRobotPartLogsResponse>;
+  /**
+   * GetRobotPartByNameAndLocation finds a part by its name within a location.
+   * Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND)
+   * when the location has no part with that name.
+   */
+  getRobotPartByNameAndLocation: handleUnaryCall<
+    GetRobotPartByNameAndLocationRequest,
+    GetRobotPartByNameAndLocationResponse
+  >;
+  /**
+   * TailRobotPartLogs streams the part's new log entries as they arrive,
+   * until the client cancels. Needs operator on the machine. Errors (as the
+   * stream's status): NOT_FOUND (ROBOT_PART_NOT_FOUND) at the start, or when
+   * the part is deleted while streaming; UNAUTHENTICATED (API_KEY_DELETED)
+   * when the caller's key is deleted while streaming; UNAVAILABLE when the
+   * service shuts down (reconnect and fill the gap with GetRobotPartLogs).
+   */
+  tailRobotPartLogs: handleServerStreamingCall<TailRobotPartLogsRequest, TailRobotPartLogsResponse>;
+  /**
+   * GetRobotPartHistory lists the changes of a part's name and config, newest
+   * first. Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  getRobotPartHistory: handleUnaryCall<GetRobotPartHistoryRequest, GetRobotPartHistoryResponse>;
+  /**
+   * UpdateRobotPart changes a part's name and config (never its machine or
+   * location) and records the previous state in its history. Needs owner on
+   * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT
+   * for a blank or too long name, or a config that is not a JSON object or
+   * has a malformed `fragments` key (CONFIG_INVALID); ALREADY_EXISTS
+   * (NAME_TAKEN) when another part
+   * of the location has the name; ABORTED (STALE_UPDATE) when
+   * last_known_update is set and differs from the part's last_updated.
+   */
+  updateRobotPart: handleUnaryCall<UpdateRobotPartRequest, UpdateRobotPartResponse>;
+  /**
+   * NewRobotPart adds a part (not main) to a machine. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_NOT_FOUND); INVALID_ARGUMENT for a
+   * blank or too long part_name; ALREADY_EXISTS (NAME_TAKEN) when a part of
+   * the location has the name.
+   */
+  newRobotPart: handleUnaryCall<NewRobotPartRequest, NewRobotPartResponse>;
+  /**
+   * DeleteRobotPart deletes a part that is not the main part. Needs owner on
+   * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND);
+   * FAILED_PRECONDITION (MAIN_PART) for the main part (mark another part
+   * main first, or delete the machine).
+   */
+  deleteRobotPart: handleUnaryCall<DeleteRobotPartRequest, DeleteRobotPartResponse>;
+  /**
+   * MarkPartAsMain makes a part the main part of its machine (the previous
+   * main part stops being main). Idempotent. Needs owner on the machine.
+   * Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  markPartAsMain: handleUnaryCall<MarkPartAsMainRequest, MarkPartAsMainResponse>;
+  /**
+   * MarkPartForRestart flags a part to restart the next time it contacts the
+   * service. Idempotent. Needs operator on the machine. Errors: NOT_FOUND
+   * (ROBOT_PART_NOT_FOUND).
+   */
+  markPartForRestart: handleUnaryCall<MarkPartForRestartRequest, MarkPartForRestartResponse>;
+  /**
+   * CreateRobotPartSecret adds a secret to a part. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  createRobotPartSecret: handleUnaryCall<CreateRobotPartSecretRequest, CreateRobotPartSecretResponse>;
+  /**
+   * DeleteRobotPartSecret deletes one secret of a part. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND, or SECRET_NOT_FOUND
+   * for a secret the part does not have); FAILED_PRECONDITION (LAST_SECRET)
+   * for the part's only secret.
+   */
+  deleteRobotPartSecret: handleUnaryCall<DeleteRobotPartSecretRequest, DeleteRobotPartSecretResponse>;
+  /**
+   * ListRobots lists the machines directly in a location. Needs operator on
+   * the location. Errors: INVALID_ARGUMENT when location_id is empty (no
+   * client default); NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  listRobots: handleUnaryCall<ListRobotsRequest, ListRobotsResponse>;
+  /**
+   * NewRobot creates a machine with one main part. Needs owner on the
+   * location. Errors: INVALID_ARGUMENT for a blank or too long name, or an
+   * empty location_id (no client default); NOT_FOUND (LOCATION_NOT_FOUND);
+   * ALREADY_EXISTS (NAME_TAKEN) when the location has a machine of that name.
+   */
+  newRobot: handleUnaryCall<NewRobotRequest, NewRobotResponse>;
+  /**
+   * UpdateRobot renames a machine, moves it to another location of the same
+   * organization, or both. Renaming needs owner on the machine; moving needs
+   * owner on the organization, or owner on both the current and the
+   * destination location. Errors: INVALID_ARGUMENT for a blank or too long
+   * name, or an empty location_id; NOT_FOUND (ROBOT_NOT_FOUND,
+   * LOCATION_NOT_FOUND); FAILED_PRECONDITION (CROSS_ORGANIZATION_MOVE) for
+   * a destination in another organization; ALREADY_EXISTS (NAME_TAKEN) when
+   * the destination holds a machine of that name or a part named as one of
+   * the machine's parts.
+   */
+  updateRobot: handleUnaryCall<UpdateRobotRequest, UpdateRobotResponse>;
+  /**
+   * DeleteRobot deletes a machine with its parts. Needs owner on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  deleteRobot: handleUnaryCall<DeleteRobotRequest, DeleteRobotResponse>;
+  /**
+   * GetRobotMetadata reads a machine's user-defined metadata. Needs operator
+   * on the machine.
+   */
+  getRobotMetadata: handleUnaryCall<GetRobotMetadataRequest, GetRobotMetadataResponse>;
+  /**
+   * GetRobotPartMetadata reads a part's user-defined metadata. Needs operator
+   * on the machine.
+   */
+  getRobotPartMetadata: handleUnaryCall<GetRobotPartMetadataRequest, GetRobotPartMetadataResponse>;
+  /**
+   * UpdateRobotMetadata replaces a machine's user-defined metadata. Needs
+   * owner on the machine. Errors: as UpdateOrganizationMetadata.
+   */
+  updateRobotMetadata: handleUnaryCall<UpdateRobotMetadataRequest, UpdateRobotMetadataResponse>;
+  /**
+   * UpdateRobotPartMetadata replaces a part's user-defined metadata. Needs
+   * owner on the machine. Errors: as UpdateOrganizationMetadata.
+   */
+  updateRobotPartMetadata: handleUnaryCall<UpdateRobotPartMetadataRequest, UpdateRobotPartMetadataResponse>;
+  /**
+   * ListFragments lists fragments owned by an organization, filtered by
+   * visibility (public only by default). Needs operator on the organization.
+   * Errors: INVALID_ARGUMENT for an UNSPECIFIED or unknown visibility.
+   */
+  listFragments: handleUnaryCall<ListFragmentsRequest, ListFragmentsResponse>;
+  /**
+   * ListMachineFragments lists the fragments a machine uses, top-level and
+   * nested, plus the additionally named ones. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND, or FRAGMENT_NOT_FOUND for an
+   * additional id the caller cannot read).
+   */
+  listMachineFragments: handleUnaryCall<ListMachineFragmentsRequest, ListMachineFragmentsResponse>;
+  /**
+   * ListMachineSummaries lists summaries of the machines of an organization,
+   * optionally only those using given fragments or in given locations. Needs
+   * operator on the organization.
+   */
+  listMachineSummaries: handleUnaryCall<ListMachineSummariesRequest, ListMachineSummariesResponse>;
+  /**
+   * GetFragment reads a fragment, at its latest revision or at a given
+   * revision or tag. Public fragments need authentication only; private ones
+   * operator on the owning organization. Errors: NOT_FOUND
+   * (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for an unknown version).
+   */
+  getFragment: handleUnaryCall<GetFragmentRequest, GetFragmentResponse>;
+  /**
+   * CreateFragment creates a fragment, private unless visibility says
+   * otherwise. Needs owner on the organization. Errors: INVALID_ARGUMENT for
+   * a blank or too long name.
+   */
+  createFragment: handleUnaryCall<CreateFragmentRequest, CreateFragmentResponse>;
+  /**
+   * UpdateFragment changes a fragment's name, and its config and visibility
+   * when present, making a new revision. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); INVALID_ARGUMENT
+   * for a blank or too long name, a config whose fragments form a cycle
+   * (CONFIG_INVALID), an UNSPECIFIED visibility, or public and visibility
+   * that disagree (VISIBILITY_CONFLICT); ABORTED (STALE_UPDATE)
+   * when last_known_update is set and differs from the fragment's last_updated.
+   */
+  updateFragment: handleUnaryCall<UpdateFragmentRequest, UpdateFragmentResponse>;
+  /**
+   * DeleteFragment deletes a fragment. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); FAILED_PRECONDITION
+   * (FRAGMENT_IN_USE) while a machine part config or a default fragment list
+   * of another organization uses it.
+   */
+  deleteFragment: handleUnaryCall<DeleteFragmentRequest, DeleteFragmentResponse>;
+  /**
+   * GetFragmentHistory lists the updates of a fragment, newest first, one
+   * page at a time. Needs operator on the owning organization. Errors:
+   * NOT_FOUND (FRAGMENT_NOT_FOUND); INVALID_ARGUMENT for a bad page_token or
+   * a negative page_limit.
+   */
+  getFragmentHistory: handleUnaryCall<GetFragmentHistoryRequest, GetFragmentHistoryResponse>;
+  /**
+   * AddRole grants a role on a resource of the organization to an identity.
+   * Needs owner on the organization. Errors: INVALID_ARGUMENT for a role
+   * other than owner/operator or a resource type other than
+   * organization/location/robot; NOT_FOUND (IDENTITY_NOT_FOUND,
+   * RESOURCE_NOT_FOUND) for an identity or a resource of that type unknown
+   * in the organization; ALREADY_EXISTS (AUTHORIZATION_EXISTS) when the
+   * identity already holds exactly that role.
+   */
+  addRole: handleUnaryCall<AddRoleRequest, AddRoleResponse>;
+  /**
+   * RemoveRole takes a role away. Needs owner on the organization. Errors: as
+   * AddRole, except NOT_FOUND (AUTHORIZATION_NOT_FOUND) when the identity does
+   * not hold that role; FAILED_PRECONDITION (LAST_OWNER) when it would leave
+   * the organization without an owner.
+   */
+  removeRole: handleUnaryCall<RemoveRoleRequest, RemoveRoleResponse>;
+  /**
+   * ChangeRole replaces one authorization with another atomically. Needs
+   * owner on the organization. Errors: as RemoveRole for the old
+   * authorization and as AddRole for the new one.
+   */
+  changeRole: handleUnaryCall<ChangeRoleRequest, ChangeRoleResponse>;
+  /**
+   * ListAuthorizations lists the authorizations in an organization, on all
+   * or on the given resources. Needs owner on the organization. Errors:
+   * NOT_FOUND (RESOURCE_NOT_FOUND) for a resource id not in the organization.
+   */
+  listAuthorizations: handleUnaryCall<ListAuthorizationsRequest, ListAuthorizationsResponse>;
+  /**
+   * CheckPermissions answers which of the asked permissions the caller holds
+   * on each resource. Errors: INVALID_ARGUMENT (PERMISSIONS_EMPTY) for an
+   * empty list, or an unknown resource type or permission string.
+   */
+  checkPermissions: handleUnaryCall<CheckPermissionsRequest, CheckPermissionsResponse>;
+  /**
+   * GetRegistryItem reads a registry item. Public items need authentication
+   * only; private ones operator on the owning organization. Errors:
+   * INVALID_ARGUMENT for an id not of the form `<namespace or org id>:<name>`;
+   * NOT_FOUND (REGISTRY_ITEM_NOT_FOUND).
+   */
+  getRegistryItem: handleUnaryCall<GetRegistryItemRequest, GetRegistryItemResponse>;
+  /**
+   * CreateRegistryItem creates a private registry item, in development. Needs
+   * owner on the organization. Errors: INVALID_ARGUMENT for a bad name or an
+   * UNSPECIFIED type; ALREADY_EXISTS (NAME_TAKEN) when the organization has
+   * an item (or module) of that name.
+   */
+  createRegistryItem: handleUnaryCall<CreateRegistryItemRequest, CreateRegistryItemResponse>;
+  /**
+   * UpdateRegistryItem sets description, visibility and url of an item.
+   * Needs owner on the owning organization. Errors: NOT_FOUND
+   * (REGISTRY_ITEM_NOT_FOUND); INVALID_ARGUMENT for an UNSPECIFIED
+   * visibility, a type other than the item's (TYPE_MISMATCH) or a url that
+   * is not an absolute http(s) URL (URL_INVALID);
+   * FAILED_PRECONDITION (NAMESPACE_REQUIRED) for a public visibility while
+   * the organization has no public namespace.
+   */
+  updateRegistryItem: handleUnaryCall<UpdateRegistryItemRequest, UpdateRegistryItemResponse>;
+  /**
+   * ListRegistryItems lists registry items the caller can see, filtered.
+   * Errors: INVALID_ARGUMENT for an UNSPECIFIED filter value or a bad page_token.
+   */
+  listRegistryItems: handleUnaryCall<ListRegistryItemsRequest, ListRegistryItemsResponse>;
+  /**
+   * DeleteRegistryItem deletes a registry item (a module with its files).
+   * Needs owner on the owning organization. Errors: NOT_FOUND
+   * (REGISTRY_ITEM_NOT_FOUND); FAILED_PRECONDITION (REGISTRY_ITEM_IN_USE)
+   * while a machine part config uses it.
+   */
+  deleteRegistryItem: handleUnaryCall<DeleteRegistryItemRequest, DeleteRegistryItemResponse>;
+  /**
+   * CreateModule creates a private module (a registry item of type
+   * PACKAGE_TYPE_MODULE). Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT for a bad name, the empty string included;
+   * ALREADY_EXISTS (NAME_TAKEN) as CreateRegistryItem.
+   */
+  createModule: handleUnaryCall<CreateModuleRequest, CreateModuleResponse>;
+  /**
+   * UpdateModule replaces a module's manifest. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (MODULE_NOT_FOUND); INVALID_ARGUMENT for
+   * a url that is not an absolute http(s) URL, a model with an empty api or
+   * model, a blank entrypoint, or a bad app; FAILED_PRECONDITION
+   * (NAMESPACE_REQUIRED) for public while the organization has no namespace;
+   * ALREADY_EXISTS (APP_NAME_TAKEN) for an app name another module of the
+   * organization declares.
+   */
+  updateModule: handleUnaryCall<UpdateModuleRequest, UpdateModuleResponse>;
+  /**
+   * UploadModuleFile uploads the file of one version and platform of a
+   * module: a client stream whose first message carries module_file_info
+   * and the rest the file's chunks. Needs owner on the owning organization.
+   * Errors: INVALID_ARGUMENT for a first message without module_file_info, a
+   * later one with it, no file bytes, a chunk over 1 MiB, a version that is
+   * not MAJOR.MINOR.PATCH, a bad platform, or a file over 512 MiB
+   * (FILE_TOO_LARGE); NOT_FOUND (MODULE_NOT_FOUND); FAILED_PRECONDITION
+   * (ENTRYPOINT_MISSING) before UpdateModule set an entrypoint;
+   * ALREADY_EXISTS (MODULE_FILE_EXISTS) for a version and platform already
+   * uploaded.
+   */
+  uploadModuleFile: handleClientStreamingCall<UploadModuleFileRequest, UploadModuleFileResponse>;
+  /**
+   * GetModule reads a module. Public modules need authentication only;
+   * private ones operator on the owning organization. Errors:
+   * INVALID_ARGUMENT for a malformed id; NOT_FOUND (MODULE_NOT_FOUND).
+   */
+  getModule: handleUnaryCall<GetModuleRequest, GetModuleResponse>;
+  /**
+   * ListModules lists the modules of an organization the caller can read:
+   * all of them for a member, the public ones for anyone else.
+   */
+  listModules: handleUnaryCall<ListModulesRequest, ListModulesResponse>;
+  /**
+   * CreateKey creates an API key with the given authorizations. Needs owner
+   * on the organization. Errors: INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) for
+   * an empty list, or a bad role or resource type; NOT_FOUND
+   * (RESOURCE_NOT_FOUND) for a resource not in the organization.
+   */
+  createKey: handleUnaryCall<CreateKeyRequest, CreateKeyResponse>;
+  /**
+   * DeleteKey deletes an API key; its access tokens stop working at once.
+   * Needs owner on every organization the key holds authorizations in.
+   * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  deleteKey: handleUnaryCall<DeleteKeyRequest, DeleteKeyResponse>;
+  /**
+   * RotateKey gives an API key a new secret. Needs owner as DeleteKey.
+   * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  rotateKey: handleUnaryCall<RotateKeyRequest, RotateKeyResponse>;
+  /**
+   * ListKeys lists the API keys holding authorizations in an organization.
+   * Needs owner on the organization.
+   */
+  listKeys: handleUnaryCall<ListKeysRequest, ListKeysResponse>;
+  /**
+   * RenameKey renames an API key. Needs owner as DeleteKey. Errors: NOT_FOUND
+   * (API_KEY_NOT_FOUND); INVALID_ARGUMENT for a blank or too long name.
+   */
+  renameKey: handleUnaryCall<RenameKeyRequest, RenameKeyResponse>;
+  /**
+   * CreateKeyFromExistingKeyAuthorizations creates a key holding a copy of
+   * another key's authorizations. Needs owner on every organization that key
+   * holds authorizations in. Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  createKeyFromExistingKeyAuthorizations: handleUnaryCall<
+    CreateKeyFromExistingKeyAuthorizationsRequest,
+    CreateKeyFromExistingKeyAuthorizationsResponse
+  >;
+  /**
+   * GetAppContent answers where an app's files are, by the public namespace
+   * of its organization and its name. Private apps need operator on the
+   * organization. Errors: NOT_FOUND (APP_NOT_FOUND), also while the module
+   * has no uploaded file.
+   */
+  getAppContent: handleUnaryCall<GetAppContentRequest, GetAppContentResponse>;
+  /**
+   * GetAppBranding answers an app's branding, looked up as GetAppContent.
+   * Errors: NOT_FOUND (APP_NOT_FOUND).
+   */
+  getAppBranding: handleUnaryCall<GetAppBrandingRequest, GetAppBrandingResponse>;
 }
 
 export interface AppServiceClient extends Client {
-  /** CreateOrganization creates an organization; the calling key becomes its owner. */
+  /**
+   * GetUserIDByEmail answers the id of the user with this email address.
+   * Intended for internal use; clients should prefer ListOrganizationMembers
+   * or ListOrganizationsByUser. Needs owner on at least one organization.
+   * Errors: INVALID_ARGUMENT for a malformed email; NOT_FOUND (USER_NOT_FOUND).
+   */
+  getUserIdByEmail(
+    request: GetUserIDByEmailRequest,
+    callback: (error: ServiceError | null, response: GetUserIDByEmailResponse) => void,
+  ): ClientUnaryCall;
+  getUserIdByEmail(
+    request: GetUserIDByEmailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUserIDByEmailResponse) => void,
+  ): ClientUnaryCall;
+  getUserIdByEmail(
+    request: GetUserIDByEmailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUserIDByEmailResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateOrganization creates an organization; the calling key becomes its owner.
+   * Errors: INVALID_ARGUMENT for a blank or too long name.
+   */
   createOrganization(
     request: CreateOrganizationRequest,
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
@@ -115,6 +2181,45 @@ export interface AppServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
   ): ClientUnaryCall;
   /**
+   * GetOrganizationsWithAccessToLocation lists the owning organization of a
+   * location and the organizations it is shared with (id and name only).
+   * Needs owner on the location.
+   */
+  getOrganizationsWithAccessToLocation(
+    request: GetOrganizationsWithAccessToLocationRequest,
+    callback: (error: ServiceError | null, response: GetOrganizationsWithAccessToLocationResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationsWithAccessToLocation(
+    request: GetOrganizationsWithAccessToLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrganizationsWithAccessToLocationResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationsWithAccessToLocation(
+    request: GetOrganizationsWithAccessToLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrganizationsWithAccessToLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListOrganizationsByUser lists the organizations a user is a member of,
+   * limited to those the caller can see. An unknown user_id gives an empty list.
+   */
+  listOrganizationsByUser(
+    request: ListOrganizationsByUserRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationsByUserResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationsByUser(
+    request: ListOrganizationsByUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationsByUserResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationsByUser(
+    request: ListOrganizationsByUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationsByUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * GetOrganization reads one organization. NOT_FOUND for an unknown id and for
    * one the caller holds no authorization on (indistinguishable on purpose).
    */
@@ -132,6 +2237,1594 @@ export interface AppServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetOrganizationNamespaceAvailability tells whether a public namespace is
+   * still free. Errors: INVALID_ARGUMENT for an invalid namespace:
+   * REQUIRED_FIELD_MISSING for the empty string, NAMESPACE_INVALID for one
+   * that breaks the character or length rules.
+   */
+  getOrganizationNamespaceAvailability(
+    request: GetOrganizationNamespaceAvailabilityRequest,
+    callback: (error: ServiceError | null, response: GetOrganizationNamespaceAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationNamespaceAvailability(
+    request: GetOrganizationNamespaceAvailabilityRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrganizationNamespaceAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationNamespaceAvailability(
+    request: GetOrganizationNamespaceAvailabilityRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrganizationNamespaceAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateOrganization changes the fields present in the request. Needs owner
+   * on the organization. Errors: INVALID_ARGUMENT for a blank name or a bad
+   * namespace; NOT_FOUND (FRAGMENT_NOT_FOUND) for an unknown default
+   * fragment; FAILED_PRECONDITION
+   * (NAMESPACE_ALREADY_SET) when a different namespace is already set;
+   * ALREADY_EXISTS (NAMESPACE_TAKEN) when another organization holds it.
+   */
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganization deletes an organization with everything it owns
+   * (locations, machines, fragments, registry items, keys' authorizations in
+   * it, invites, metadata). Needs owner on the organization.
+   */
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListOrganizationMembers lists the members and the pending invites of an
+   * organization. Needs operator on the organization.
+   */
+  listOrganizationMembers(
+    request: ListOrganizationMembersRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationMembersResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationMembers(
+    request: ListOrganizationMembersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationMembersResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationMembers(
+    request: ListOrganizationMembersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationMembersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateOrganizationInvite invites an email address; see the request for
+   * send_email_invite. Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT for a malformed email or authorization (bad role or
+   * resource type); NOT_FOUND (RESOURCE_NOT_FOUND) for a resource outside
+   * the organization; ALREADY_EXISTS
+   * (ALREADY_MEMBER) when a user with that email is a member;
+   * ALREADY_EXISTS (INVITE_EXISTS) when an invite for it is pending.
+   */
+  createOrganizationInvite(
+    request: CreateOrganizationInviteRequest,
+    callback: (error: ServiceError | null, response: CreateOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  createOrganizationInvite(
+    request: CreateOrganizationInviteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  createOrganizationInvite(
+    request: CreateOrganizationInviteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateOrganizationInviteAuthorizations adds and removes authorizations of
+   * a pending invite. Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) when both lists are empty, or a
+   * malformed authorization; NOT_FOUND (INVITE_NOT_FOUND) when no invite is
+   * pending for the email; FAILED_PRECONDITION (LAST_INVITE_AUTHORIZATION)
+   * when the update would leave the invite without authorizations (delete
+   * the invite instead).
+   */
+  updateOrganizationInviteAuthorizations(
+    request: UpdateOrganizationInviteAuthorizationsRequest,
+    callback: (error: ServiceError | null, response: UpdateOrganizationInviteAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganizationInviteAuthorizations(
+    request: UpdateOrganizationInviteAuthorizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateOrganizationInviteAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganizationInviteAuthorizations(
+    request: UpdateOrganizationInviteAuthorizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateOrganizationInviteAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganizationMember takes every authorization of a user in the
+   * organization away. Needs owner on the organization. Errors: NOT_FOUND
+   * (MEMBER_NOT_FOUND) when the user is no member; FAILED_PRECONDITION
+   * (LAST_OWNER) when it would leave the organization without an owner.
+   */
+  deleteOrganizationMember(
+    request: DeleteOrganizationMemberRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationMember(
+    request: DeleteOrganizationMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationMember(
+    request: DeleteOrganizationMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganizationInvite withdraws a pending invite. Needs owner on the
+   * organization. Errors: NOT_FOUND (INVITE_NOT_FOUND).
+   */
+  deleteOrganizationInvite(
+    request: DeleteOrganizationInviteRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationInvite(
+    request: DeleteOrganizationInviteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationInvite(
+    request: DeleteOrganizationInviteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ResendOrganizationInvite sends the invite email again. Needs owner on the
+   * organization. Errors: NOT_FOUND (INVITE_NOT_FOUND).
+   */
+  resendOrganizationInvite(
+    request: ResendOrganizationInviteRequest,
+    callback: (error: ServiceError | null, response: ResendOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  resendOrganizationInvite(
+    request: ResendOrganizationInviteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResendOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  resendOrganizationInvite(
+    request: ResendOrganizationInviteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResendOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetOrganizationMetadata reads the organization's user-defined metadata.
+   * Needs operator on the organization.
+   */
+  getOrganizationMetadata(
+    request: GetOrganizationMetadataRequest,
+    callback: (error: ServiceError | null, response: GetOrganizationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationMetadata(
+    request: GetOrganizationMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrganizationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationMetadata(
+    request: GetOrganizationMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrganizationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateOrganizationMetadata replaces the organization's user-defined
+   * metadata. Needs owner on the organization. Errors: INVALID_ARGUMENT for
+   * absent metadata; INVALID_ARGUMENT (METADATA_TOO_LARGE) over 64 KiB.
+   */
+  updateOrganizationMetadata(
+    request: UpdateOrganizationMetadataRequest,
+    callback: (error: ServiceError | null, response: UpdateOrganizationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganizationMetadata(
+    request: UpdateOrganizationMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateOrganizationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganizationMetadata(
+    request: UpdateOrganizationMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateOrganizationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateLocation creates a location in an organization, at the top level or
+   * under parent_location_id. Needs owner on the organization, or on the
+   * parent location. Errors: INVALID_ARGUMENT for a blank or too long name;
+   * NOT_FOUND (LOCATION_NOT_FOUND, field parent_location_id) for a parent
+   * that does not exist in the organization.
+   */
+  createLocation(
+    request: CreateLocationRequest,
+    callback: (error: ServiceError | null, response: CreateLocationResponse) => void,
+  ): ClientUnaryCall;
+  createLocation(
+    request: CreateLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateLocationResponse) => void,
+  ): ClientUnaryCall;
+  createLocation(
+    request: CreateLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetLocation reads one location. Needs operator on the location.
+   * Errors: INVALID_ARGUMENT when location_id is empty (the client had no
+   * default); NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  getLocation(
+    request: GetLocationRequest,
+    callback: (error: ServiceError | null, response: GetLocationResponse) => void,
+  ): ClientUnaryCall;
+  getLocation(
+    request: GetLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetLocationResponse) => void,
+  ): ClientUnaryCall;
+  getLocation(
+    request: GetLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateLocation renames, moves or re-labels a location. Needs owner on the
+   * location; moving it needs owner, held in the owning organization, on the
+   * location and the new parent (or on the organization).
+   * Errors: INVALID_ARGUMENT for a too long name; NOT_FOUND
+   * (LOCATION_NOT_FOUND) for the location or the new parent;
+   * FAILED_PRECONDITION (LOCATION_CYCLE) when the new parent is the location
+   * itself or one of its descendants, (CROSS_ORGANIZATION_MOVE) when it is in
+   * another organization.
+   */
+  updateLocation(
+    request: UpdateLocationRequest,
+    callback: (error: ServiceError | null, response: UpdateLocationResponse) => void,
+  ): ClientUnaryCall;
+  updateLocation(
+    request: UpdateLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateLocationResponse) => void,
+  ): ClientUnaryCall;
+  updateLocation(
+    request: UpdateLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteLocation deletes an empty location. Needs owner on the location,
+   * held in its owning organization (roles through a share do not count).
+   * Errors: NOT_FOUND (LOCATION_NOT_FOUND); FAILED_PRECONDITION
+   * (LOCATION_NOT_EMPTY) while it holds machines or sub-locations.
+   */
+  deleteLocation(
+    request: DeleteLocationRequest,
+    callback: (error: ServiceError | null, response: DeleteLocationResponse) => void,
+  ): ClientUnaryCall;
+  deleteLocation(
+    request: DeleteLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteLocationResponse) => void,
+  ): ClientUnaryCall;
+  deleteLocation(
+    request: DeleteLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListLocations lists the locations of an organization (owned and shared
+   * with it) that the caller can read. Needs any role in the organization.
+   */
+  listLocations(
+    request: ListLocationsRequest,
+    callback: (error: ServiceError | null, response: ListLocationsResponse) => void,
+  ): ClientUnaryCall;
+  listLocations(
+    request: ListLocationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListLocationsResponse) => void,
+  ): ClientUnaryCall;
+  listLocations(
+    request: ListLocationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListLocationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ShareLocation gives another organization access to a location. Needs
+   * owner on the location, held in its owning organization. Errors: NOT_FOUND
+   * (ORGANIZATION_NOT_FOUND) for an unknown organization_id; ALREADY_EXISTS
+   * (LOCATION_ALREADY_SHARED) when that organization already has access.
+   */
+  shareLocation(
+    request: ShareLocationRequest,
+    callback: (error: ServiceError | null, response: ShareLocationResponse) => void,
+  ): ClientUnaryCall;
+  shareLocation(
+    request: ShareLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ShareLocationResponse) => void,
+  ): ClientUnaryCall;
+  shareLocation(
+    request: ShareLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ShareLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UnshareLocation takes a shared location's access away from an
+   * organization. Needs owner on the location, held in its owning
+   * organization. Errors:
+   * NOT_FOUND (LOCATION_NOT_SHARED) when that organization has no shared
+   * access; FAILED_PRECONDITION (PRIMARY_ORGANIZATION) for the owning one.
+   */
+  unshareLocation(
+    request: UnshareLocationRequest,
+    callback: (error: ServiceError | null, response: UnshareLocationResponse) => void,
+  ): ClientUnaryCall;
+  unshareLocation(
+    request: UnshareLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnshareLocationResponse) => void,
+  ): ClientUnaryCall;
+  unshareLocation(
+    request: UnshareLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnshareLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * LocationAuth reads the secrets of a location. Needs owner on the location.
+   * Errors: INVALID_ARGUMENT when location_id is empty (no client default);
+   * NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  locationAuth(
+    request: LocationAuthRequest,
+    callback: (error: ServiceError | null, response: LocationAuthResponse) => void,
+  ): ClientUnaryCall;
+  locationAuth(
+    request: LocationAuthRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LocationAuthResponse) => void,
+  ): ClientUnaryCall;
+  locationAuth(
+    request: LocationAuthRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LocationAuthResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateLocationSecret adds a secret to a location. Needs owner on the
+   * location. Errors: as LocationAuth.
+   */
+  createLocationSecret(
+    request: CreateLocationSecretRequest,
+    callback: (error: ServiceError | null, response: CreateLocationSecretResponse) => void,
+  ): ClientUnaryCall;
+  createLocationSecret(
+    request: CreateLocationSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateLocationSecretResponse) => void,
+  ): ClientUnaryCall;
+  createLocationSecret(
+    request: CreateLocationSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateLocationSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteLocationSecret deletes one secret of a location. Needs owner on the
+   * location. Errors: as LocationAuth; NOT_FOUND (SECRET_NOT_FOUND) for a
+   * secret id the location does not have; FAILED_PRECONDITION (LAST_SECRET)
+   * for its only secret.
+   */
+  deleteLocationSecret(
+    request: DeleteLocationSecretRequest,
+    callback: (error: ServiceError | null, response: DeleteLocationSecretResponse) => void,
+  ): ClientUnaryCall;
+  deleteLocationSecret(
+    request: DeleteLocationSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteLocationSecretResponse) => void,
+  ): ClientUnaryCall;
+  deleteLocationSecret(
+    request: DeleteLocationSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteLocationSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetLocationMetadata reads a location's user-defined metadata. Needs
+   * operator on the location.
+   */
+  getLocationMetadata(
+    request: GetLocationMetadataRequest,
+    callback: (error: ServiceError | null, response: GetLocationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getLocationMetadata(
+    request: GetLocationMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetLocationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getLocationMetadata(
+    request: GetLocationMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetLocationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateLocationMetadata replaces a location's user-defined metadata. Needs
+   * owner on the location. Errors: as UpdateOrganizationMetadata.
+   */
+  updateLocationMetadata(
+    request: UpdateLocationMetadataRequest,
+    callback: (error: ServiceError | null, response: UpdateLocationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateLocationMetadata(
+    request: UpdateLocationMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateLocationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateLocationMetadata(
+    request: UpdateLocationMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateLocationMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobot reads one machine. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  getRobot(
+    request: GetRobotRequest,
+    callback: (error: ServiceError | null, response: GetRobotResponse) => void,
+  ): ClientUnaryCall;
+  getRobot(
+    request: GetRobotRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotResponse) => void,
+  ): ClientUnaryCall;
+  getRobot(
+    request: GetRobotRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotAPIKeys lists the API keys holding an authorization on the
+   * machine itself, secrets included. Needs owner on the machine.
+   */
+  getRobotApiKeys(
+    request: GetRobotAPIKeysRequest,
+    callback: (error: ServiceError | null, response: GetRobotAPIKeysResponse) => void,
+  ): ClientUnaryCall;
+  getRobotApiKeys(
+    request: GetRobotAPIKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotAPIKeysResponse) => void,
+  ): ClientUnaryCall;
+  getRobotApiKeys(
+    request: GetRobotAPIKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotAPIKeysResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotParts lists the parts of a machine. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  getRobotParts(
+    request: GetRobotPartsRequest,
+    callback: (error: ServiceError | null, response: GetRobotPartsResponse) => void,
+  ): ClientUnaryCall;
+  getRobotParts(
+    request: GetRobotPartsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotPartsResponse) => void,
+  ): ClientUnaryCall;
+  getRobotParts(
+    request: GetRobotPartsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotPartsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotPart reads one part and its config as JSON text. Needs operator
+   * on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  getRobotPart(
+    request: GetRobotPartRequest,
+    callback: (error: ServiceError | null, response: GetRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPart(
+    request: GetRobotPartRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPart(
+    request: GetRobotPartRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotPartLogs reads stored log entries of a part, newest first, one
+   * page at a time. Needs operator on the machine. Errors: NOT_FOUND
+   * (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT for an unknown log level, a
+   * negative num_log_entries or limit, start after end, or a bad page_token.
+   */
+  getRobotPartLogs(
+    request: GetRobotPartLogsRequest,
+    callback: (error: ServiceError | null, response: GetRobotPartLogsResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartLogs(
+    request: GetRobotPartLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotPartLogsResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartLogs(
+    request: GetRobotPartLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotPartLogsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotPartByNameAndLocation finds a part by its name within a location.
+   * Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND)
+   * when the location has no part with that name.
+   */
+  getRobotPartByNameAndLocation(
+    request: GetRobotPartByNameAndLocationRequest,
+    callback: (error: ServiceError | null, response: GetRobotPartByNameAndLocationResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartByNameAndLocation(
+    request: GetRobotPartByNameAndLocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotPartByNameAndLocationResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartByNameAndLocation(
+    request: GetRobotPartByNameAndLocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotPartByNameAndLocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * TailRobotPartLogs streams the part's new log entries as they arrive,
+   * until the client cancels. Needs operator on the machine. Errors (as the
+   * stream's status): NOT_FOUND (ROBOT_PART_NOT_FOUND) at the start, or when
+   * the part is deleted while streaming; UNAUTHENTICATED (API_KEY_DELETED)
+   * when the caller's key is deleted while streaming; UNAVAILABLE when the
+   * service shuts down (reconnect and fill the gap with GetRobotPartLogs).
+   */
+  tailRobotPartLogs(
+    request: TailRobotPartLogsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<TailRobotPartLogsResponse>;
+  tailRobotPartLogs(
+    request: TailRobotPartLogsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<TailRobotPartLogsResponse>;
+  /**
+   * GetRobotPartHistory lists the changes of a part's name and config, newest
+   * first. Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  getRobotPartHistory(
+    request: GetRobotPartHistoryRequest,
+    callback: (error: ServiceError | null, response: GetRobotPartHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartHistory(
+    request: GetRobotPartHistoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotPartHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartHistory(
+    request: GetRobotPartHistoryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotPartHistoryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRobotPart changes a part's name and config (never its machine or
+   * location) and records the previous state in its history. Needs owner on
+   * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT
+   * for a blank or too long name, or a config that is not a JSON object or
+   * has a malformed `fragments` key (CONFIG_INVALID); ALREADY_EXISTS
+   * (NAME_TAKEN) when another part
+   * of the location has the name; ABORTED (STALE_UPDATE) when
+   * last_known_update is set and differs from the part's last_updated.
+   */
+  updateRobotPart(
+    request: UpdateRobotPartRequest,
+    callback: (error: ServiceError | null, response: UpdateRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  updateRobotPart(
+    request: UpdateRobotPartRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  updateRobotPart(
+    request: UpdateRobotPartRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * NewRobotPart adds a part (not main) to a machine. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_NOT_FOUND); INVALID_ARGUMENT for a
+   * blank or too long part_name; ALREADY_EXISTS (NAME_TAKEN) when a part of
+   * the location has the name.
+   */
+  newRobotPart(
+    request: NewRobotPartRequest,
+    callback: (error: ServiceError | null, response: NewRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  newRobotPart(
+    request: NewRobotPartRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: NewRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  newRobotPart(
+    request: NewRobotPartRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: NewRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRobotPart deletes a part that is not the main part. Needs owner on
+   * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND);
+   * FAILED_PRECONDITION (MAIN_PART) for the main part (mark another part
+   * main first, or delete the machine).
+   */
+  deleteRobotPart(
+    request: DeleteRobotPartRequest,
+    callback: (error: ServiceError | null, response: DeleteRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  deleteRobotPart(
+    request: DeleteRobotPartRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  deleteRobotPart(
+    request: DeleteRobotPartRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRobotPartResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * MarkPartAsMain makes a part the main part of its machine (the previous
+   * main part stops being main). Idempotent. Needs owner on the machine.
+   * Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  markPartAsMain(
+    request: MarkPartAsMainRequest,
+    callback: (error: ServiceError | null, response: MarkPartAsMainResponse) => void,
+  ): ClientUnaryCall;
+  markPartAsMain(
+    request: MarkPartAsMainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MarkPartAsMainResponse) => void,
+  ): ClientUnaryCall;
+  markPartAsMain(
+    request: MarkPartAsMainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MarkPartAsMainResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * MarkPartForRestart flags a part to restart the next time it contacts the
+   * service. Idempotent. Needs operator on the machine. Errors: NOT_FOUND
+   * (ROBOT_PART_NOT_FOUND).
+   */
+  markPartForRestart(
+    request: MarkPartForRestartRequest,
+    callback: (error: ServiceError | null, response: MarkPartForRestartResponse) => void,
+  ): ClientUnaryCall;
+  markPartForRestart(
+    request: MarkPartForRestartRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MarkPartForRestartResponse) => void,
+  ): ClientUnaryCall;
+  markPartForRestart(
+    request: MarkPartForRestartRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MarkPartForRestartResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateRobotPartSecret adds a secret to a part. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   */
+  createRobotPartSecret(
+    request: CreateRobotPartSecretRequest,
+    callback: (error: ServiceError | null, response: CreateRobotPartSecretResponse) => void,
+  ): ClientUnaryCall;
+  createRobotPartSecret(
+    request: CreateRobotPartSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateRobotPartSecretResponse) => void,
+  ): ClientUnaryCall;
+  createRobotPartSecret(
+    request: CreateRobotPartSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateRobotPartSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRobotPartSecret deletes one secret of a part. Needs owner on the
+   * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND, or SECRET_NOT_FOUND
+   * for a secret the part does not have); FAILED_PRECONDITION (LAST_SECRET)
+   * for the part's only secret.
+   */
+  deleteRobotPartSecret(
+    request: DeleteRobotPartSecretRequest,
+    callback: (error: ServiceError | null, response: DeleteRobotPartSecretResponse) => void,
+  ): ClientUnaryCall;
+  deleteRobotPartSecret(
+    request: DeleteRobotPartSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRobotPartSecretResponse) => void,
+  ): ClientUnaryCall;
+  deleteRobotPartSecret(
+    request: DeleteRobotPartSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRobotPartSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListRobots lists the machines directly in a location. Needs operator on
+   * the location. Errors: INVALID_ARGUMENT when location_id is empty (no
+   * client default); NOT_FOUND (LOCATION_NOT_FOUND).
+   */
+  listRobots(
+    request: ListRobotsRequest,
+    callback: (error: ServiceError | null, response: ListRobotsResponse) => void,
+  ): ClientUnaryCall;
+  listRobots(
+    request: ListRobotsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRobotsResponse) => void,
+  ): ClientUnaryCall;
+  listRobots(
+    request: ListRobotsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRobotsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * NewRobot creates a machine with one main part. Needs owner on the
+   * location. Errors: INVALID_ARGUMENT for a blank or too long name, or an
+   * empty location_id (no client default); NOT_FOUND (LOCATION_NOT_FOUND);
+   * ALREADY_EXISTS (NAME_TAKEN) when the location has a machine of that name.
+   */
+  newRobot(
+    request: NewRobotRequest,
+    callback: (error: ServiceError | null, response: NewRobotResponse) => void,
+  ): ClientUnaryCall;
+  newRobot(
+    request: NewRobotRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: NewRobotResponse) => void,
+  ): ClientUnaryCall;
+  newRobot(
+    request: NewRobotRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: NewRobotResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRobot renames a machine, moves it to another location of the same
+   * organization, or both. Renaming needs owner on the machine; moving needs
+   * owner on the organization, or owner on both the current and the
+   * destination location. Errors: INVALID_ARGUMENT for a blank or too long
+   * name, or an empty location_id; NOT_FOUND (ROBOT_NOT_FOUND,
+   * LOCATION_NOT_FOUND); FAILED_PRECONDITION (CROSS_ORGANIZATION_MOVE) for
+   * a destination in another organization; ALREADY_EXISTS (NAME_TAKEN) when
+   * the destination holds a machine of that name or a part named as one of
+   * the machine's parts.
+   */
+  updateRobot(
+    request: UpdateRobotRequest,
+    callback: (error: ServiceError | null, response: UpdateRobotResponse) => void,
+  ): ClientUnaryCall;
+  updateRobot(
+    request: UpdateRobotRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRobotResponse) => void,
+  ): ClientUnaryCall;
+  updateRobot(
+    request: UpdateRobotRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRobotResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRobot deletes a machine with its parts. Needs owner on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND).
+   */
+  deleteRobot(
+    request: DeleteRobotRequest,
+    callback: (error: ServiceError | null, response: DeleteRobotResponse) => void,
+  ): ClientUnaryCall;
+  deleteRobot(
+    request: DeleteRobotRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRobotResponse) => void,
+  ): ClientUnaryCall;
+  deleteRobot(
+    request: DeleteRobotRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRobotResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotMetadata reads a machine's user-defined metadata. Needs operator
+   * on the machine.
+   */
+  getRobotMetadata(
+    request: GetRobotMetadataRequest,
+    callback: (error: ServiceError | null, response: GetRobotMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getRobotMetadata(
+    request: GetRobotMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getRobotMetadata(
+    request: GetRobotMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRobotPartMetadata reads a part's user-defined metadata. Needs operator
+   * on the machine.
+   */
+  getRobotPartMetadata(
+    request: GetRobotPartMetadataRequest,
+    callback: (error: ServiceError | null, response: GetRobotPartMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartMetadata(
+    request: GetRobotPartMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRobotPartMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getRobotPartMetadata(
+    request: GetRobotPartMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRobotPartMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRobotMetadata replaces a machine's user-defined metadata. Needs
+   * owner on the machine. Errors: as UpdateOrganizationMetadata.
+   */
+  updateRobotMetadata(
+    request: UpdateRobotMetadataRequest,
+    callback: (error: ServiceError | null, response: UpdateRobotMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateRobotMetadata(
+    request: UpdateRobotMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRobotMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateRobotMetadata(
+    request: UpdateRobotMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRobotMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRobotPartMetadata replaces a part's user-defined metadata. Needs
+   * owner on the machine. Errors: as UpdateOrganizationMetadata.
+   */
+  updateRobotPartMetadata(
+    request: UpdateRobotPartMetadataRequest,
+    callback: (error: ServiceError | null, response: UpdateRobotPartMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateRobotPartMetadata(
+    request: UpdateRobotPartMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRobotPartMetadataResponse) => void,
+  ): ClientUnaryCall;
+  updateRobotPartMetadata(
+    request: UpdateRobotPartMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRobotPartMetadataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListFragments lists fragments owned by an organization, filtered by
+   * visibility (public only by default). Needs operator on the organization.
+   * Errors: INVALID_ARGUMENT for an UNSPECIFIED or unknown visibility.
+   */
+  listFragments(
+    request: ListFragmentsRequest,
+    callback: (error: ServiceError | null, response: ListFragmentsResponse) => void,
+  ): ClientUnaryCall;
+  listFragments(
+    request: ListFragmentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListFragmentsResponse) => void,
+  ): ClientUnaryCall;
+  listFragments(
+    request: ListFragmentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListFragmentsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListMachineFragments lists the fragments a machine uses, top-level and
+   * nested, plus the additionally named ones. Needs operator on the machine.
+   * Errors: NOT_FOUND (ROBOT_NOT_FOUND, or FRAGMENT_NOT_FOUND for an
+   * additional id the caller cannot read).
+   */
+  listMachineFragments(
+    request: ListMachineFragmentsRequest,
+    callback: (error: ServiceError | null, response: ListMachineFragmentsResponse) => void,
+  ): ClientUnaryCall;
+  listMachineFragments(
+    request: ListMachineFragmentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMachineFragmentsResponse) => void,
+  ): ClientUnaryCall;
+  listMachineFragments(
+    request: ListMachineFragmentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMachineFragmentsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListMachineSummaries lists summaries of the machines of an organization,
+   * optionally only those using given fragments or in given locations. Needs
+   * operator on the organization.
+   */
+  listMachineSummaries(
+    request: ListMachineSummariesRequest,
+    callback: (error: ServiceError | null, response: ListMachineSummariesResponse) => void,
+  ): ClientUnaryCall;
+  listMachineSummaries(
+    request: ListMachineSummariesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMachineSummariesResponse) => void,
+  ): ClientUnaryCall;
+  listMachineSummaries(
+    request: ListMachineSummariesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMachineSummariesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetFragment reads a fragment, at its latest revision or at a given
+   * revision or tag. Public fragments need authentication only; private ones
+   * operator on the owning organization. Errors: NOT_FOUND
+   * (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for an unknown version).
+   */
+  getFragment(
+    request: GetFragmentRequest,
+    callback: (error: ServiceError | null, response: GetFragmentResponse) => void,
+  ): ClientUnaryCall;
+  getFragment(
+    request: GetFragmentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetFragmentResponse) => void,
+  ): ClientUnaryCall;
+  getFragment(
+    request: GetFragmentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetFragmentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateFragment creates a fragment, private unless visibility says
+   * otherwise. Needs owner on the organization. Errors: INVALID_ARGUMENT for
+   * a blank or too long name.
+   */
+  createFragment(
+    request: CreateFragmentRequest,
+    callback: (error: ServiceError | null, response: CreateFragmentResponse) => void,
+  ): ClientUnaryCall;
+  createFragment(
+    request: CreateFragmentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateFragmentResponse) => void,
+  ): ClientUnaryCall;
+  createFragment(
+    request: CreateFragmentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateFragmentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateFragment changes a fragment's name, and its config and visibility
+   * when present, making a new revision. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); INVALID_ARGUMENT
+   * for a blank or too long name, a config whose fragments form a cycle
+   * (CONFIG_INVALID), an UNSPECIFIED visibility, or public and visibility
+   * that disagree (VISIBILITY_CONFLICT); ABORTED (STALE_UPDATE)
+   * when last_known_update is set and differs from the fragment's last_updated.
+   */
+  updateFragment(
+    request: UpdateFragmentRequest,
+    callback: (error: ServiceError | null, response: UpdateFragmentResponse) => void,
+  ): ClientUnaryCall;
+  updateFragment(
+    request: UpdateFragmentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateFragmentResponse) => void,
+  ): ClientUnaryCall;
+  updateFragment(
+    request: UpdateFragmentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateFragmentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteFragment deletes a fragment. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); FAILED_PRECONDITION
+   * (FRAGMENT_IN_USE) while a machine part config or a default fragment list
+   * of another organization uses it.
+   */
+  deleteFragment(
+    request: DeleteFragmentRequest,
+    callback: (error: ServiceError | null, response: DeleteFragmentResponse) => void,
+  ): ClientUnaryCall;
+  deleteFragment(
+    request: DeleteFragmentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteFragmentResponse) => void,
+  ): ClientUnaryCall;
+  deleteFragment(
+    request: DeleteFragmentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteFragmentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetFragmentHistory lists the updates of a fragment, newest first, one
+   * page at a time. Needs operator on the owning organization. Errors:
+   * NOT_FOUND (FRAGMENT_NOT_FOUND); INVALID_ARGUMENT for a bad page_token or
+   * a negative page_limit.
+   */
+  getFragmentHistory(
+    request: GetFragmentHistoryRequest,
+    callback: (error: ServiceError | null, response: GetFragmentHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getFragmentHistory(
+    request: GetFragmentHistoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetFragmentHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getFragmentHistory(
+    request: GetFragmentHistoryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetFragmentHistoryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AddRole grants a role on a resource of the organization to an identity.
+   * Needs owner on the organization. Errors: INVALID_ARGUMENT for a role
+   * other than owner/operator or a resource type other than
+   * organization/location/robot; NOT_FOUND (IDENTITY_NOT_FOUND,
+   * RESOURCE_NOT_FOUND) for an identity or a resource of that type unknown
+   * in the organization; ALREADY_EXISTS (AUTHORIZATION_EXISTS) when the
+   * identity already holds exactly that role.
+   */
+  addRole(
+    request: AddRoleRequest,
+    callback: (error: ServiceError | null, response: AddRoleResponse) => void,
+  ): ClientUnaryCall;
+  addRole(
+    request: AddRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddRoleResponse) => void,
+  ): ClientUnaryCall;
+  addRole(
+    request: AddRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveRole takes a role away. Needs owner on the organization. Errors: as
+   * AddRole, except NOT_FOUND (AUTHORIZATION_NOT_FOUND) when the identity does
+   * not hold that role; FAILED_PRECONDITION (LAST_OWNER) when it would leave
+   * the organization without an owner.
+   */
+  removeRole(
+    request: RemoveRoleRequest,
+    callback: (error: ServiceError | null, response: RemoveRoleResponse) => void,
+  ): ClientUnaryCall;
+  removeRole(
+    request: RemoveRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveRoleResponse) => void,
+  ): ClientUnaryCall;
+  removeRole(
+    request: RemoveRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ChangeRole replaces one authorization with another atomically. Needs
+   * owner on the organization. Errors: as RemoveRole for the old
+   * authorization and as AddRole for the new one.
+   */
+  changeRole(
+    request: ChangeRoleRequest,
+    callback: (error: ServiceError | null, response: ChangeRoleResponse) => void,
+  ): ClientUnaryCall;
+  changeRole(
+    request: ChangeRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangeRoleResponse) => void,
+  ): ClientUnaryCall;
+  changeRole(
+    request: ChangeRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangeRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListAuthorizations lists the authorizations in an organization, on all
+   * or on the given resources. Needs owner on the organization. Errors:
+   * NOT_FOUND (RESOURCE_NOT_FOUND) for a resource id not in the organization.
+   */
+  listAuthorizations(
+    request: ListAuthorizationsRequest,
+    callback: (error: ServiceError | null, response: ListAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  listAuthorizations(
+    request: ListAuthorizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  listAuthorizations(
+    request: ListAuthorizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckPermissions answers which of the asked permissions the caller holds
+   * on each resource. Errors: INVALID_ARGUMENT (PERMISSIONS_EMPTY) for an
+   * empty list, or an unknown resource type or permission string.
+   */
+  checkPermissions(
+    request: CheckPermissionsRequest,
+    callback: (error: ServiceError | null, response: CheckPermissionsResponse) => void,
+  ): ClientUnaryCall;
+  checkPermissions(
+    request: CheckPermissionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckPermissionsResponse) => void,
+  ): ClientUnaryCall;
+  checkPermissions(
+    request: CheckPermissionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckPermissionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRegistryItem reads a registry item. Public items need authentication
+   * only; private ones operator on the owning organization. Errors:
+   * INVALID_ARGUMENT for an id not of the form `<namespace or org id>:<name>`;
+   * NOT_FOUND (REGISTRY_ITEM_NOT_FOUND).
+   */
+  getRegistryItem(
+    request: GetRegistryItemRequest,
+    callback: (error: ServiceError | null, response: GetRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  getRegistryItem(
+    request: GetRegistryItemRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  getRegistryItem(
+    request: GetRegistryItemRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateRegistryItem creates a private registry item, in development. Needs
+   * owner on the organization. Errors: INVALID_ARGUMENT for a bad name or an
+   * UNSPECIFIED type; ALREADY_EXISTS (NAME_TAKEN) when the organization has
+   * an item (or module) of that name.
+   */
+  createRegistryItem(
+    request: CreateRegistryItemRequest,
+    callback: (error: ServiceError | null, response: CreateRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  createRegistryItem(
+    request: CreateRegistryItemRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  createRegistryItem(
+    request: CreateRegistryItemRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRegistryItem sets description, visibility and url of an item.
+   * Needs owner on the owning organization. Errors: NOT_FOUND
+   * (REGISTRY_ITEM_NOT_FOUND); INVALID_ARGUMENT for an UNSPECIFIED
+   * visibility, a type other than the item's (TYPE_MISMATCH) or a url that
+   * is not an absolute http(s) URL (URL_INVALID);
+   * FAILED_PRECONDITION (NAMESPACE_REQUIRED) for a public visibility while
+   * the organization has no public namespace.
+   */
+  updateRegistryItem(
+    request: UpdateRegistryItemRequest,
+    callback: (error: ServiceError | null, response: UpdateRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  updateRegistryItem(
+    request: UpdateRegistryItemRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  updateRegistryItem(
+    request: UpdateRegistryItemRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListRegistryItems lists registry items the caller can see, filtered.
+   * Errors: INVALID_ARGUMENT for an UNSPECIFIED filter value or a bad page_token.
+   */
+  listRegistryItems(
+    request: ListRegistryItemsRequest,
+    callback: (error: ServiceError | null, response: ListRegistryItemsResponse) => void,
+  ): ClientUnaryCall;
+  listRegistryItems(
+    request: ListRegistryItemsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRegistryItemsResponse) => void,
+  ): ClientUnaryCall;
+  listRegistryItems(
+    request: ListRegistryItemsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRegistryItemsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRegistryItem deletes a registry item (a module with its files).
+   * Needs owner on the owning organization. Errors: NOT_FOUND
+   * (REGISTRY_ITEM_NOT_FOUND); FAILED_PRECONDITION (REGISTRY_ITEM_IN_USE)
+   * while a machine part config uses it.
+   */
+  deleteRegistryItem(
+    request: DeleteRegistryItemRequest,
+    callback: (error: ServiceError | null, response: DeleteRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  deleteRegistryItem(
+    request: DeleteRegistryItemRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  deleteRegistryItem(
+    request: DeleteRegistryItemRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRegistryItemResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateModule creates a private module (a registry item of type
+   * PACKAGE_TYPE_MODULE). Needs owner on the organization. Errors:
+   * INVALID_ARGUMENT for a bad name, the empty string included;
+   * ALREADY_EXISTS (NAME_TAKEN) as CreateRegistryItem.
+   */
+  createModule(
+    request: CreateModuleRequest,
+    callback: (error: ServiceError | null, response: CreateModuleResponse) => void,
+  ): ClientUnaryCall;
+  createModule(
+    request: CreateModuleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateModuleResponse) => void,
+  ): ClientUnaryCall;
+  createModule(
+    request: CreateModuleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateModuleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateModule replaces a module's manifest. Needs owner on the owning
+   * organization. Errors: NOT_FOUND (MODULE_NOT_FOUND); INVALID_ARGUMENT for
+   * a url that is not an absolute http(s) URL, a model with an empty api or
+   * model, a blank entrypoint, or a bad app; FAILED_PRECONDITION
+   * (NAMESPACE_REQUIRED) for public while the organization has no namespace;
+   * ALREADY_EXISTS (APP_NAME_TAKEN) for an app name another module of the
+   * organization declares.
+   */
+  updateModule(
+    request: UpdateModuleRequest,
+    callback: (error: ServiceError | null, response: UpdateModuleResponse) => void,
+  ): ClientUnaryCall;
+  updateModule(
+    request: UpdateModuleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateModuleResponse) => void,
+  ): ClientUnaryCall;
+  updateModule(
+    request: UpdateModuleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateModuleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UploadModuleFile uploads the file of one version and platform of a
+   * module: a client stream whose first message carries module_file_info
+   * and the rest the file's chunks. Needs owner on the owning organization.
+   * Errors: INVALID_ARGUMENT for a first message without module_file_info, a
+   * later one with it, no file bytes, a chunk over 1 MiB, a version that is
+   * not MAJOR.MINOR.PATCH, a bad platform, or a file over 512 MiB
+   * (FILE_TOO_LARGE); NOT_FOUND (MODULE_NOT_FOUND); FAILED_PRECONDITION
+   * (ENTRYPOINT_MISSING) before UpdateModule set an entrypoint;
+   * ALREADY_EXISTS (MODULE_FILE_EXISTS) for a version and platform already
+   * uploaded.
+   */
+  uploadModuleFile(
+    callback: (error: ServiceError | null, response: UploadModuleFileResponse) => void,
+  ): ClientWritableStream<UploadModuleFileRequest>;
+  uploadModuleFile(
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UploadModuleFileResponse) => void,
+  ): ClientWritableStream<UploadModuleFileRequest>;
+  uploadModuleFile(
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UploadModuleFileResponse) => void,
+  ): ClientWritableStream<UploadModuleFileRequest>;
+  uploadModuleFile(
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UploadModuleFileResponse) => void,
+  ): ClientWritableStream<UploadModuleFileRequest>;
+  /**
+   * GetModule reads a module. Public modules need authentication only;
+   * private ones operator on the owning organization. Errors:
+   * INVALID_ARGUMENT for a malformed id; NOT_FOUND (MODULE_NOT_FOUND).
+   */
+  getModule(
+    request: GetModuleRequest,
+    callback: (error: ServiceError | null, response: GetModuleResponse) => void,
+  ): ClientUnaryCall;
+  getModule(
+    request: GetModuleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetModuleResponse) => void,
+  ): ClientUnaryCall;
+  getModule(
+    request: GetModuleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetModuleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListModules lists the modules of an organization the caller can read:
+   * all of them for a member, the public ones for anyone else.
+   */
+  listModules(
+    request: ListModulesRequest,
+    callback: (error: ServiceError | null, response: ListModulesResponse) => void,
+  ): ClientUnaryCall;
+  listModules(
+    request: ListModulesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListModulesResponse) => void,
+  ): ClientUnaryCall;
+  listModules(
+    request: ListModulesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListModulesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateKey creates an API key with the given authorizations. Needs owner
+   * on the organization. Errors: INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) for
+   * an empty list, or a bad role or resource type; NOT_FOUND
+   * (RESOURCE_NOT_FOUND) for a resource not in the organization.
+   */
+  createKey(
+    request: CreateKeyRequest,
+    callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
+  ): ClientUnaryCall;
+  createKey(
+    request: CreateKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
+  ): ClientUnaryCall;
+  createKey(
+    request: CreateKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteKey deletes an API key; its access tokens stop working at once.
+   * Needs owner on every organization the key holds authorizations in.
+   * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  deleteKey(
+    request: DeleteKeyRequest,
+    callback: (error: ServiceError | null, response: DeleteKeyResponse) => void,
+  ): ClientUnaryCall;
+  deleteKey(
+    request: DeleteKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteKeyResponse) => void,
+  ): ClientUnaryCall;
+  deleteKey(
+    request: DeleteKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RotateKey gives an API key a new secret. Needs owner as DeleteKey.
+   * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  rotateKey(
+    request: RotateKeyRequest,
+    callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+  ): ClientUnaryCall;
+  rotateKey(
+    request: RotateKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+  ): ClientUnaryCall;
+  rotateKey(
+    request: RotateKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListKeys lists the API keys holding authorizations in an organization.
+   * Needs owner on the organization.
+   */
+  listKeys(
+    request: ListKeysRequest,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RenameKey renames an API key. Needs owner as DeleteKey. Errors: NOT_FOUND
+   * (API_KEY_NOT_FOUND); INVALID_ARGUMENT for a blank or too long name.
+   */
+  renameKey(
+    request: RenameKeyRequest,
+    callback: (error: ServiceError | null, response: RenameKeyResponse) => void,
+  ): ClientUnaryCall;
+  renameKey(
+    request: RenameKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenameKeyResponse) => void,
+  ): ClientUnaryCall;
+  renameKey(
+    request: RenameKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenameKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateKeyFromExistingKeyAuthorizations creates a key holding a copy of
+   * another key's authorizations. Needs owner on every organization that key
+   * holds authorizations in. Errors: NOT_FOUND (API_KEY_NOT_FOUND).
+   */
+  createKeyFromExistingKeyAuthorizations(
+    request: CreateKeyFromExistingKeyAuthorizationsRequest,
+    callback: (error: ServiceError | null, response: CreateKeyFromExistingKeyAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  createKeyFromExistingKeyAuthorizations(
+    request: CreateKeyFromExistingKeyAuthorizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateKeyFromExistingKeyAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  createKeyFromExistingKeyAuthorizations(
+    request: CreateKeyFromExistingKeyAuthorizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateKeyFromExistingKeyAuthorizationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetAppContent answers where an app's files are, by the public namespace
+   * of its organization and its name. Private apps need operator on the
+   * organization. Errors: NOT_FOUND (APP_NOT_FOUND), also while the module
+   * has no uploaded file.
+   */
+  getAppContent(
+    request: GetAppContentRequest,
+    callback: (error: ServiceError | null, response: GetAppContentResponse) => void,
+  ): ClientUnaryCall;
+  getAppContent(
+    request: GetAppContentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAppContentResponse) => void,
+  ): ClientUnaryCall;
+  getAppContent(
+    request: GetAppContentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAppContentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetAppBranding answers an app's branding, looked up as GetAppContent.
+   * Errors: NOT_FOUND (APP_NOT_FOUND).
+   */
+  getAppBranding(
+    request: GetAppBrandingRequest,
+    callback: (error: ServiceError | null, response: GetAppBrandingResponse) => void,
+  ): ClientUnaryCall;
+  getAppBranding(
+    request: GetAppBrandingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAppBrandingResponse) => void,
+  ): ClientUnaryCall;
+  getAppBranding(
+    request: GetAppBrandingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAppBrandingResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -6,6 +6,55 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Struct } from "../../../google/protobuf/struct";
+import { Timestamp } from "../../../google/protobuf/timestamp";
+import { EditorInfo } from "./access";
+
+/** Who can read a fragment. */
+export enum FragmentVisibility {
+  /**
+   * FRAGMENT_VISIBILITY_UNSPECIFIED - Not given: CreateFragment makes the fragment private; in filters it is
+   * INVALID_ARGUMENT.
+   */
+  FRAGMENT_VISIBILITY_UNSPECIFIED = 0,
+  /** FRAGMENT_VISIBILITY_PRIVATE - Readable by the owning organization only. */
+  FRAGMENT_VISIBILITY_PRIVATE = 1,
+  /** FRAGMENT_VISIBILITY_PUBLIC - Readable (and usable in configs) by every authenticated caller. */
+  FRAGMENT_VISIBILITY_PUBLIC = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function fragmentVisibilityFromJSON(object: any): FragmentVisibility {
+  switch (object) {
+    case 0:
+    case "FRAGMENT_VISIBILITY_UNSPECIFIED":
+      return FragmentVisibility.FRAGMENT_VISIBILITY_UNSPECIFIED;
+    case 1:
+    case "FRAGMENT_VISIBILITY_PRIVATE":
+      return FragmentVisibility.FRAGMENT_VISIBILITY_PRIVATE;
+    case 2:
+    case "FRAGMENT_VISIBILITY_PUBLIC":
+      return FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return FragmentVisibility.UNRECOGNIZED;
+  }
+}
+
+export function fragmentVisibilityToJSON(object: FragmentVisibility): string {
+  switch (object) {
+    case FragmentVisibility.FRAGMENT_VISIBILITY_UNSPECIFIED:
+      return "FRAGMENT_VISIBILITY_UNSPECIFIED";
+    case FragmentVisibility.FRAGMENT_VISIBILITY_PRIVATE:
+      return "FRAGMENT_VISIBILITY_PRIVATE";
+    case FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC:
+      return "FRAGMENT_VISIBILITY_PUBLIC";
+    case FragmentVisibility.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /**
  * An entry of an organization's default fragments: a fragment every new
@@ -15,6 +64,186 @@ export interface FragmentImport {
   fragmentId: string;
   /** A revision or tag of the fragment; empty means its latest revision. */
   version?: string | undefined;
+}
+
+export interface Fragment {
+  id: string;
+  name: string;
+  /**
+   * The config block, a JSON object (the latest revision unless a version
+   * was asked for).
+   */
+  config?:
+    | { [key: string]: any }
+    | undefined;
+  /** The organization that owns the fragment. */
+  organizationId: string;
+  /**
+   * Name of the owning organization, so clients showing public fragments of
+   * other organizations need no extra call.
+   */
+  organizationName: string;
+  visibility: FragmentVisibility;
+  createdOn?:
+    | Date
+    | undefined;
+  /**
+   * When name, config or visibility last changed. UpdateFragment's
+   * last_known_update is compared with this value.
+   */
+  lastUpdated?:
+    | Date
+    | undefined;
+  /**
+   * The revision this record shows: "1" at creation, counting up by one on
+   * every update.
+   */
+  revision: string;
+  /** Machine parts whose config uses the fragment (directly or nested). */
+  robotPartCount: number;
+}
+
+/** One update of a fragment, as GetFragmentHistory returns it. */
+export interface FragmentHistoryEntry {
+  fragmentId: string;
+  /** When the update was made. */
+  editedOn?:
+    | Date
+    | undefined;
+  /** The fragment as it was before the update. */
+  old?: Fragment | undefined;
+  editedBy?:
+    | EditorInfo
+    | undefined;
+  /** The revision the update produced. */
+  revision: string;
+}
+
+export interface ListFragmentsRequest {
+  orgId: string;
+  /**
+   * Deprecated since client 0.25.0; use visibilities. Only read when
+   * visibilities is empty: absent or true lists public fragments, false
+   * lists private ones.
+   *
+   * @deprecated
+   */
+  showPublic?:
+    | boolean
+    | undefined;
+  /**
+   * Fragments with any of these visibilities. Empty: as show_public says
+   * (public only when show_public is absent too).
+   */
+  visibilities: FragmentVisibility[];
+  /** Paging: 0 means the default (100); at most 1000. */
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListFragmentsResponse {
+  /** Fragments owned by the organization, by name. */
+  fragments: Fragment[];
+  nextPageToken: string;
+}
+
+export interface ListMachineFragmentsRequest {
+  machineId: string;
+  /**
+   * More fragments to include, as if the machine used them too; each must
+   * be readable by the caller.
+   */
+  additionalFragmentIds: string[];
+}
+
+export interface ListMachineFragmentsResponse {
+  /**
+   * Not paged (bounded by the machine's config). Fragments the machine's
+   * parts use, the fragments those use in turn, and the additional ones;
+   * each once, at the revision the config asks for.
+   */
+  fragments: Fragment[];
+}
+
+export interface GetFragmentRequest {
+  fragmentId: string;
+  /** A revision or a tag; empty means the latest revision. */
+  version: string;
+}
+
+export interface GetFragmentResponse {
+  fragment?: Fragment | undefined;
+}
+
+export interface CreateFragmentRequest {
+  orgId: string;
+  /** Must not be blank; at most 200 characters. Need not be unique. */
+  name: string;
+  /** Absent means an empty object. */
+  config?:
+    | { [key: string]: any }
+    | undefined;
+  /** UNSPECIFIED (the default) creates a private fragment. */
+  visibility: FragmentVisibility;
+}
+
+export interface CreateFragmentResponse {
+  fragment?: Fragment | undefined;
+}
+
+export interface UpdateFragmentRequest {
+  fragmentId: string;
+  /** Required (pass the current name to keep it). */
+  name: string;
+  /** Absent leaves the config unchanged; present replaces it. */
+  config?:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * Deprecated since client 0.25.0; use visibility. True makes the fragment
+   * public, false private. When visibility is present too they must agree.
+   *
+   * @deprecated
+   */
+  public?:
+    | boolean
+    | undefined;
+  /** Absent leaves the visibility unchanged. */
+  visibility?:
+    | FragmentVisibility
+    | undefined;
+  /**
+   * The fragment's last_updated as the client last read it. When set and
+   * the stored value differs, the update fails with ABORTED (STALE_UPDATE);
+   * when absent the stored config is overwritten.
+   */
+  lastKnownUpdate?: Date | undefined;
+}
+
+export interface UpdateFragmentResponse {
+  fragment?: Fragment | undefined;
+}
+
+export interface DeleteFragmentRequest {
+  fragmentId: string;
+}
+
+export interface DeleteFragmentResponse {
+}
+
+export interface GetFragmentHistoryRequest {
+  /** The fragment id. */
+  id: string;
+  /** next_page_token of the previous page; empty for the newest page. */
+  pageToken: string;
+  /** Page size: 0 means the default (10); at most 100. */
+  pageLimit: number;
+}
+
+export interface GetFragmentHistoryResponse {
+  /** Newest first. */
+  history: FragmentHistoryEntry[];
+  nextPageToken: string;
 }
 
 function createBaseFragmentImport(): FragmentImport {
@@ -106,6 +335,1723 @@ export const FragmentImport: MessageFns<FragmentImport> = {
   },
 };
 
+function createBaseFragment(): Fragment {
+  return {
+    id: "",
+    name: "",
+    config: undefined,
+    organizationId: "",
+    organizationName: "",
+    visibility: 0,
+    createdOn: undefined,
+    lastUpdated: undefined,
+    revision: "",
+    robotPartCount: 0,
+  };
+}
+
+export const Fragment: MessageFns<Fragment> = {
+  encode(message: Fragment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.config !== undefined) {
+      Struct.encode(Struct.wrap(message.config), writer.uint32(26).fork()).join();
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(34).string(message.organizationId);
+    }
+    if (message.organizationName !== "") {
+      writer.uint32(42).string(message.organizationName);
+    }
+    if (message.visibility !== 0) {
+      writer.uint32(48).int32(message.visibility);
+    }
+    if (message.createdOn !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdOn), writer.uint32(58).fork()).join();
+    }
+    if (message.lastUpdated !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUpdated), writer.uint32(66).fork()).join();
+    }
+    if (message.revision !== "") {
+      writer.uint32(74).string(message.revision);
+    }
+    if (message.robotPartCount !== 0) {
+      writer.uint32(80).int32(message.robotPartCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Fragment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFragment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.config = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.organizationName = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.visibility = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.lastUpdated = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.robotPartCount = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Fragment {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      config: isObject(object.config) ? object.config : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      organizationName: isSet(object.organizationName)
+        ? globalThis.String(object.organizationName)
+        : isSet(object.organization_name)
+        ? globalThis.String(object.organization_name)
+        : "",
+      visibility: isSet(object.visibility) ? fragmentVisibilityFromJSON(object.visibility) : 0,
+      createdOn: isSet(object.createdOn)
+        ? fromJsonTimestamp(object.createdOn)
+        : isSet(object.created_on)
+        ? fromJsonTimestamp(object.created_on)
+        : undefined,
+      lastUpdated: isSet(object.lastUpdated)
+        ? fromJsonTimestamp(object.lastUpdated)
+        : isSet(object.last_updated)
+        ? fromJsonTimestamp(object.last_updated)
+        : undefined,
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      robotPartCount: isSet(object.robotPartCount)
+        ? globalThis.Number(object.robotPartCount)
+        : isSet(object.robot_part_count)
+        ? globalThis.Number(object.robot_part_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: Fragment): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.config !== undefined) {
+      obj.config = message.config;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.organizationName !== "") {
+      obj.organizationName = message.organizationName;
+    }
+    if (message.visibility !== 0) {
+      obj.visibility = fragmentVisibilityToJSON(message.visibility);
+    }
+    if (message.createdOn !== undefined) {
+      obj.createdOn = message.createdOn.toISOString();
+    }
+    if (message.lastUpdated !== undefined) {
+      obj.lastUpdated = message.lastUpdated.toISOString();
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.robotPartCount !== 0) {
+      obj.robotPartCount = Math.round(message.robotPartCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Fragment>, I>>(base?: I): Fragment {
+    return Fragment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Fragment>, I>>(object: I): Fragment {
+    const message = createBaseFragment();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.config = object.config ?? undefined;
+    message.organizationId = object.organizationId ?? "";
+    message.organizationName = object.organizationName ?? "";
+    message.visibility = object.visibility ?? 0;
+    message.createdOn = object.createdOn ?? undefined;
+    message.lastUpdated = object.lastUpdated ?? undefined;
+    message.revision = object.revision ?? "";
+    message.robotPartCount = object.robotPartCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseFragmentHistoryEntry(): FragmentHistoryEntry {
+  return { fragmentId: "", editedOn: undefined, old: undefined, editedBy: undefined, revision: "" };
+}
+
+export const FragmentHistoryEntry: MessageFns<FragmentHistoryEntry> = {
+  encode(message: FragmentHistoryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragmentId !== "") {
+      writer.uint32(10).string(message.fragmentId);
+    }
+    if (message.editedOn !== undefined) {
+      Timestamp.encode(toTimestamp(message.editedOn), writer.uint32(18).fork()).join();
+    }
+    if (message.old !== undefined) {
+      Fragment.encode(message.old, writer.uint32(26).fork()).join();
+    }
+    if (message.editedBy !== undefined) {
+      EditorInfo.encode(message.editedBy, writer.uint32(34).fork()).join();
+    }
+    if (message.revision !== "") {
+      writer.uint32(42).string(message.revision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FragmentHistoryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFragmentHistoryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragmentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.editedOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.old = Fragment.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.editedBy = EditorInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FragmentHistoryEntry {
+    return {
+      fragmentId: isSet(object.fragmentId)
+        ? globalThis.String(object.fragmentId)
+        : isSet(object.fragment_id)
+        ? globalThis.String(object.fragment_id)
+        : "",
+      editedOn: isSet(object.editedOn)
+        ? fromJsonTimestamp(object.editedOn)
+        : isSet(object.edited_on)
+        ? fromJsonTimestamp(object.edited_on)
+        : undefined,
+      old: isSet(object.old) ? Fragment.fromJSON(object.old) : undefined,
+      editedBy: isSet(object.editedBy)
+        ? EditorInfo.fromJSON(object.editedBy)
+        : isSet(object.edited_by)
+        ? EditorInfo.fromJSON(object.edited_by)
+        : undefined,
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+    };
+  },
+
+  toJSON(message: FragmentHistoryEntry): unknown {
+    const obj: any = {};
+    if (message.fragmentId !== "") {
+      obj.fragmentId = message.fragmentId;
+    }
+    if (message.editedOn !== undefined) {
+      obj.editedOn = message.editedOn.toISOString();
+    }
+    if (message.old !== undefined) {
+      obj.old = Fragment.toJSON(message.old);
+    }
+    if (message.editedBy !== undefined) {
+      obj.editedBy = EditorInfo.toJSON(message.editedBy);
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FragmentHistoryEntry>, I>>(base?: I): FragmentHistoryEntry {
+    return FragmentHistoryEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FragmentHistoryEntry>, I>>(object: I): FragmentHistoryEntry {
+    const message = createBaseFragmentHistoryEntry();
+    message.fragmentId = object.fragmentId ?? "";
+    message.editedOn = object.editedOn ?? undefined;
+    message.old = (object.old !== undefined && object.old !== null) ? Fragment.fromPartial(object.old) : undefined;
+    message.editedBy = (object.editedBy !== undefined && object.editedBy !== null)
+      ? EditorInfo.fromPartial(object.editedBy)
+      : undefined;
+    message.revision = object.revision ?? "";
+    return message;
+  },
+};
+
+function createBaseListFragmentsRequest(): ListFragmentsRequest {
+  return { orgId: "", showPublic: undefined, visibilities: [], pageSize: 0, pageToken: "" };
+}
+
+export const ListFragmentsRequest: MessageFns<ListFragmentsRequest> = {
+  encode(message: ListFragmentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.showPublic !== undefined) {
+      writer.uint32(16).bool(message.showPublic);
+    }
+    if (message.visibilities.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.visibilities) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(32).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(42).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListFragmentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListFragmentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.showPublic = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.visibilities.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.visibilities.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListFragmentsRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      showPublic: isSet(object.showPublic)
+        ? globalThis.Boolean(object.showPublic)
+        : isSet(object.show_public)
+        ? globalThis.Boolean(object.show_public)
+        : undefined,
+      visibilities: globalThis.Array.isArray(object?.visibilities)
+        ? object.visibilities.map((e: any) => fragmentVisibilityFromJSON(e))
+        : [],
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListFragmentsRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.showPublic !== undefined) {
+      obj.showPublic = message.showPublic;
+    }
+    if (message.visibilities?.length) {
+      obj.visibilities = message.visibilities.map((e) => fragmentVisibilityToJSON(e));
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListFragmentsRequest>, I>>(base?: I): ListFragmentsRequest {
+    return ListFragmentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListFragmentsRequest>, I>>(object: I): ListFragmentsRequest {
+    const message = createBaseListFragmentsRequest();
+    message.orgId = object.orgId ?? "";
+    message.showPublic = object.showPublic ?? undefined;
+    message.visibilities = object.visibilities?.map((e) => e) || [];
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListFragmentsResponse(): ListFragmentsResponse {
+  return { fragments: [], nextPageToken: "" };
+}
+
+export const ListFragmentsResponse: MessageFns<ListFragmentsResponse> = {
+  encode(message: ListFragmentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.fragments) {
+      Fragment.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListFragmentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListFragmentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragments.push(Fragment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListFragmentsResponse {
+    return {
+      fragments: globalThis.Array.isArray(object?.fragments)
+        ? object.fragments.map((e: any) => Fragment.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListFragmentsResponse): unknown {
+    const obj: any = {};
+    if (message.fragments?.length) {
+      obj.fragments = message.fragments.map((e) => Fragment.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListFragmentsResponse>, I>>(base?: I): ListFragmentsResponse {
+    return ListFragmentsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListFragmentsResponse>, I>>(object: I): ListFragmentsResponse {
+    const message = createBaseListFragmentsResponse();
+    message.fragments = object.fragments?.map((e) => Fragment.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListMachineFragmentsRequest(): ListMachineFragmentsRequest {
+  return { machineId: "", additionalFragmentIds: [] };
+}
+
+export const ListMachineFragmentsRequest: MessageFns<ListMachineFragmentsRequest> = {
+  encode(message: ListMachineFragmentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.machineId !== "") {
+      writer.uint32(10).string(message.machineId);
+    }
+    for (const v of message.additionalFragmentIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMachineFragmentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMachineFragmentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.machineId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.additionalFragmentIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMachineFragmentsRequest {
+    return {
+      machineId: isSet(object.machineId)
+        ? globalThis.String(object.machineId)
+        : isSet(object.machine_id)
+        ? globalThis.String(object.machine_id)
+        : "",
+      additionalFragmentIds: globalThis.Array.isArray(object?.additionalFragmentIds)
+        ? object.additionalFragmentIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.additional_fragment_ids)
+        ? object.additional_fragment_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListMachineFragmentsRequest): unknown {
+    const obj: any = {};
+    if (message.machineId !== "") {
+      obj.machineId = message.machineId;
+    }
+    if (message.additionalFragmentIds?.length) {
+      obj.additionalFragmentIds = message.additionalFragmentIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMachineFragmentsRequest>, I>>(base?: I): ListMachineFragmentsRequest {
+    return ListMachineFragmentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMachineFragmentsRequest>, I>>(object: I): ListMachineFragmentsRequest {
+    const message = createBaseListMachineFragmentsRequest();
+    message.machineId = object.machineId ?? "";
+    message.additionalFragmentIds = object.additionalFragmentIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseListMachineFragmentsResponse(): ListMachineFragmentsResponse {
+  return { fragments: [] };
+}
+
+export const ListMachineFragmentsResponse: MessageFns<ListMachineFragmentsResponse> = {
+  encode(message: ListMachineFragmentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.fragments) {
+      Fragment.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMachineFragmentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMachineFragmentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragments.push(Fragment.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMachineFragmentsResponse {
+    return {
+      fragments: globalThis.Array.isArray(object?.fragments)
+        ? object.fragments.map((e: any) => Fragment.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListMachineFragmentsResponse): unknown {
+    const obj: any = {};
+    if (message.fragments?.length) {
+      obj.fragments = message.fragments.map((e) => Fragment.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMachineFragmentsResponse>, I>>(base?: I): ListMachineFragmentsResponse {
+    return ListMachineFragmentsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMachineFragmentsResponse>, I>>(object: I): ListMachineFragmentsResponse {
+    const message = createBaseListMachineFragmentsResponse();
+    message.fragments = object.fragments?.map((e) => Fragment.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetFragmentRequest(): GetFragmentRequest {
+  return { fragmentId: "", version: "" };
+}
+
+export const GetFragmentRequest: MessageFns<GetFragmentRequest> = {
+  encode(message: GetFragmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragmentId !== "") {
+      writer.uint32(10).string(message.fragmentId);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFragmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFragmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragmentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetFragmentRequest {
+    return {
+      fragmentId: isSet(object.fragmentId)
+        ? globalThis.String(object.fragmentId)
+        : isSet(object.fragment_id)
+        ? globalThis.String(object.fragment_id)
+        : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+    };
+  },
+
+  toJSON(message: GetFragmentRequest): unknown {
+    const obj: any = {};
+    if (message.fragmentId !== "") {
+      obj.fragmentId = message.fragmentId;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetFragmentRequest>, I>>(base?: I): GetFragmentRequest {
+    return GetFragmentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFragmentRequest>, I>>(object: I): GetFragmentRequest {
+    const message = createBaseGetFragmentRequest();
+    message.fragmentId = object.fragmentId ?? "";
+    message.version = object.version ?? "";
+    return message;
+  },
+};
+
+function createBaseGetFragmentResponse(): GetFragmentResponse {
+  return { fragment: undefined };
+}
+
+export const GetFragmentResponse: MessageFns<GetFragmentResponse> = {
+  encode(message: GetFragmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragment !== undefined) {
+      Fragment.encode(message.fragment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFragmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFragmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragment = Fragment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetFragmentResponse {
+    return { fragment: isSet(object.fragment) ? Fragment.fromJSON(object.fragment) : undefined };
+  },
+
+  toJSON(message: GetFragmentResponse): unknown {
+    const obj: any = {};
+    if (message.fragment !== undefined) {
+      obj.fragment = Fragment.toJSON(message.fragment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetFragmentResponse>, I>>(base?: I): GetFragmentResponse {
+    return GetFragmentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFragmentResponse>, I>>(object: I): GetFragmentResponse {
+    const message = createBaseGetFragmentResponse();
+    message.fragment = (object.fragment !== undefined && object.fragment !== null)
+      ? Fragment.fromPartial(object.fragment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateFragmentRequest(): CreateFragmentRequest {
+  return { orgId: "", name: "", config: undefined, visibility: 0 };
+}
+
+export const CreateFragmentRequest: MessageFns<CreateFragmentRequest> = {
+  encode(message: CreateFragmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.config !== undefined) {
+      Struct.encode(Struct.wrap(message.config), writer.uint32(26).fork()).join();
+    }
+    if (message.visibility !== 0) {
+      writer.uint32(32).int32(message.visibility);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFragmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFragmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.config = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.visibility = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFragmentRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      config: isObject(object.config) ? object.config : undefined,
+      visibility: isSet(object.visibility) ? fragmentVisibilityFromJSON(object.visibility) : 0,
+    };
+  },
+
+  toJSON(message: CreateFragmentRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.config !== undefined) {
+      obj.config = message.config;
+    }
+    if (message.visibility !== 0) {
+      obj.visibility = fragmentVisibilityToJSON(message.visibility);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateFragmentRequest>, I>>(base?: I): CreateFragmentRequest {
+    return CreateFragmentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateFragmentRequest>, I>>(object: I): CreateFragmentRequest {
+    const message = createBaseCreateFragmentRequest();
+    message.orgId = object.orgId ?? "";
+    message.name = object.name ?? "";
+    message.config = object.config ?? undefined;
+    message.visibility = object.visibility ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateFragmentResponse(): CreateFragmentResponse {
+  return { fragment: undefined };
+}
+
+export const CreateFragmentResponse: MessageFns<CreateFragmentResponse> = {
+  encode(message: CreateFragmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragment !== undefined) {
+      Fragment.encode(message.fragment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFragmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFragmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragment = Fragment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFragmentResponse {
+    return { fragment: isSet(object.fragment) ? Fragment.fromJSON(object.fragment) : undefined };
+  },
+
+  toJSON(message: CreateFragmentResponse): unknown {
+    const obj: any = {};
+    if (message.fragment !== undefined) {
+      obj.fragment = Fragment.toJSON(message.fragment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateFragmentResponse>, I>>(base?: I): CreateFragmentResponse {
+    return CreateFragmentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateFragmentResponse>, I>>(object: I): CreateFragmentResponse {
+    const message = createBaseCreateFragmentResponse();
+    message.fragment = (object.fragment !== undefined && object.fragment !== null)
+      ? Fragment.fromPartial(object.fragment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateFragmentRequest(): UpdateFragmentRequest {
+  return {
+    fragmentId: "",
+    name: "",
+    config: undefined,
+    public: undefined,
+    visibility: undefined,
+    lastKnownUpdate: undefined,
+  };
+}
+
+export const UpdateFragmentRequest: MessageFns<UpdateFragmentRequest> = {
+  encode(message: UpdateFragmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragmentId !== "") {
+      writer.uint32(10).string(message.fragmentId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.config !== undefined) {
+      Struct.encode(Struct.wrap(message.config), writer.uint32(26).fork()).join();
+    }
+    if (message.public !== undefined) {
+      writer.uint32(32).bool(message.public);
+    }
+    if (message.visibility !== undefined) {
+      writer.uint32(40).int32(message.visibility);
+    }
+    if (message.lastKnownUpdate !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastKnownUpdate), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateFragmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateFragmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragmentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.config = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.public = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.visibility = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastKnownUpdate = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateFragmentRequest {
+    return {
+      fragmentId: isSet(object.fragmentId)
+        ? globalThis.String(object.fragmentId)
+        : isSet(object.fragment_id)
+        ? globalThis.String(object.fragment_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      config: isObject(object.config) ? object.config : undefined,
+      public: isSet(object.public) ? globalThis.Boolean(object.public) : undefined,
+      visibility: isSet(object.visibility) ? fragmentVisibilityFromJSON(object.visibility) : undefined,
+      lastKnownUpdate: isSet(object.lastKnownUpdate)
+        ? fromJsonTimestamp(object.lastKnownUpdate)
+        : isSet(object.last_known_update)
+        ? fromJsonTimestamp(object.last_known_update)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateFragmentRequest): unknown {
+    const obj: any = {};
+    if (message.fragmentId !== "") {
+      obj.fragmentId = message.fragmentId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.config !== undefined) {
+      obj.config = message.config;
+    }
+    if (message.public !== undefined) {
+      obj.public = message.public;
+    }
+    if (message.visibility !== undefined) {
+      obj.visibility = fragmentVisibilityToJSON(message.visibility);
+    }
+    if (message.lastKnownUpdate !== undefined) {
+      obj.lastKnownUpdate = message.lastKnownUpdate.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateFragmentRequest>, I>>(base?: I): UpdateFragmentRequest {
+    return UpdateFragmentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateFragmentRequest>, I>>(object: I): UpdateFragmentRequest {
+    const message = createBaseUpdateFragmentRequest();
+    message.fragmentId = object.fragmentId ?? "";
+    message.name = object.name ?? "";
+    message.config = object.config ?? undefined;
+    message.public = object.public ?? undefined;
+    message.visibility = object.visibility ?? undefined;
+    message.lastKnownUpdate = object.lastKnownUpdate ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateFragmentResponse(): UpdateFragmentResponse {
+  return { fragment: undefined };
+}
+
+export const UpdateFragmentResponse: MessageFns<UpdateFragmentResponse> = {
+  encode(message: UpdateFragmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragment !== undefined) {
+      Fragment.encode(message.fragment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateFragmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateFragmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragment = Fragment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateFragmentResponse {
+    return { fragment: isSet(object.fragment) ? Fragment.fromJSON(object.fragment) : undefined };
+  },
+
+  toJSON(message: UpdateFragmentResponse): unknown {
+    const obj: any = {};
+    if (message.fragment !== undefined) {
+      obj.fragment = Fragment.toJSON(message.fragment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateFragmentResponse>, I>>(base?: I): UpdateFragmentResponse {
+    return UpdateFragmentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateFragmentResponse>, I>>(object: I): UpdateFragmentResponse {
+    const message = createBaseUpdateFragmentResponse();
+    message.fragment = (object.fragment !== undefined && object.fragment !== null)
+      ? Fragment.fromPartial(object.fragment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteFragmentRequest(): DeleteFragmentRequest {
+  return { fragmentId: "" };
+}
+
+export const DeleteFragmentRequest: MessageFns<DeleteFragmentRequest> = {
+  encode(message: DeleteFragmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragmentId !== "") {
+      writer.uint32(10).string(message.fragmentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteFragmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteFragmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragmentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteFragmentRequest {
+    return {
+      fragmentId: isSet(object.fragmentId)
+        ? globalThis.String(object.fragmentId)
+        : isSet(object.fragment_id)
+        ? globalThis.String(object.fragment_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteFragmentRequest): unknown {
+    const obj: any = {};
+    if (message.fragmentId !== "") {
+      obj.fragmentId = message.fragmentId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteFragmentRequest>, I>>(base?: I): DeleteFragmentRequest {
+    return DeleteFragmentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteFragmentRequest>, I>>(object: I): DeleteFragmentRequest {
+    const message = createBaseDeleteFragmentRequest();
+    message.fragmentId = object.fragmentId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteFragmentResponse(): DeleteFragmentResponse {
+  return {};
+}
+
+export const DeleteFragmentResponse: MessageFns<DeleteFragmentResponse> = {
+  encode(_: DeleteFragmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteFragmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteFragmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteFragmentResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteFragmentResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteFragmentResponse>, I>>(base?: I): DeleteFragmentResponse {
+    return DeleteFragmentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteFragmentResponse>, I>>(_: I): DeleteFragmentResponse {
+    const message = createBaseDeleteFragmentResponse();
+    return message;
+  },
+};
+
+function createBaseGetFragmentHistoryRequest(): GetFragmentHistoryRequest {
+  return { id: "", pageToken: "", pageLimit: 0 };
+}
+
+export const GetFragmentHistoryRequest: MessageFns<GetFragmentHistoryRequest> = {
+  encode(message: GetFragmentHistoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    if (message.pageLimit !== 0) {
+      writer.uint32(24).int32(message.pageLimit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFragmentHistoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFragmentHistoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageLimit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetFragmentHistoryRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      pageLimit: isSet(object.pageLimit)
+        ? globalThis.Number(object.pageLimit)
+        : isSet(object.page_limit)
+        ? globalThis.Number(object.page_limit)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetFragmentHistoryRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.pageLimit !== 0) {
+      obj.pageLimit = Math.round(message.pageLimit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetFragmentHistoryRequest>, I>>(base?: I): GetFragmentHistoryRequest {
+    return GetFragmentHistoryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFragmentHistoryRequest>, I>>(object: I): GetFragmentHistoryRequest {
+    const message = createBaseGetFragmentHistoryRequest();
+    message.id = object.id ?? "";
+    message.pageToken = object.pageToken ?? "";
+    message.pageLimit = object.pageLimit ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetFragmentHistoryResponse(): GetFragmentHistoryResponse {
+  return { history: [], nextPageToken: "" };
+}
+
+export const GetFragmentHistoryResponse: MessageFns<GetFragmentHistoryResponse> = {
+  encode(message: GetFragmentHistoryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.history) {
+      FragmentHistoryEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFragmentHistoryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFragmentHistoryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.history.push(FragmentHistoryEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetFragmentHistoryResponse {
+    return {
+      history: globalThis.Array.isArray(object?.history)
+        ? object.history.map((e: any) => FragmentHistoryEntry.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: GetFragmentHistoryResponse): unknown {
+    const obj: any = {};
+    if (message.history?.length) {
+      obj.history = message.history.map((e) => FragmentHistoryEntry.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetFragmentHistoryResponse>, I>>(base?: I): GetFragmentHistoryResponse {
+    return GetFragmentHistoryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFragmentHistoryResponse>, I>>(object: I): GetFragmentHistoryResponse {
+    const message = createBaseGetFragmentHistoryResponse();
+    message.history = object.history?.map((e) => FragmentHistoryEntry.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
 type DeepPartial<T> = T extends Builtin ? T
@@ -118,6 +2064,32 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -6,9 +6,15 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { Authorization } from "./access";
 import { FragmentImport } from "./fragments";
 
+/**
+ * An organization: the unit that owns locations, fragments, registry items,
+ * API keys and training jobs.
+ */
 export interface Organization {
   id: string;
   name: string;
@@ -17,6 +23,7 @@ export interface Organization {
     | undefined;
   /** Lowercase alphanumeric and dash only; empty until set, and set at most once. */
   publicNamespace: string;
+  /** Free-form region label (e.g. `us-east`); informational in this version. */
   region: string;
   /** CRM identifier. */
   cid: string;
@@ -24,6 +31,7 @@ export interface Organization {
 }
 
 export interface CreateOrganizationRequest {
+  /** Must not be blank; at most 200 characters. */
   name: string;
 }
 
@@ -31,6 +39,7 @@ export interface CreateOrganizationResponse {
   organization?: Organization | undefined;
 }
 
+/** Not paged: the result is bounded by the caller's own authorizations. */
 export interface ListOrganizationsRequest {
 }
 
@@ -45,6 +54,240 @@ export interface GetOrganizationRequest {
 
 export interface GetOrganizationResponse {
   organization?: Organization | undefined;
+}
+
+/** A short summary of an organization, as ListOrganizationsByUser returns it. */
+export interface OrgDetails {
+  orgId: string;
+  orgName: string;
+  /** CRM identifier. */
+  orgCid: string;
+  /** Empty when the organization has no public namespace. */
+  publicNamespace: string;
+}
+
+/**
+ * Id and name of an organization, without anything else: what the caller may
+ * learn about an organization it holds no authorization in (see
+ * GetOrganizationsWithAccessToLocation).
+ */
+export interface OrganizationIdentity {
+  id: string;
+  name: string;
+}
+
+/** A user who holds at least one authorization in the organization. */
+export interface OrganizationMember {
+  userId: string;
+  /** The user's email addresses, primary first. */
+  emails: string[];
+  /** When the user first received an authorization in the organization. */
+  dateAdded?:
+    | Date
+    | undefined;
+  /** Unset when the user has never logged in. */
+  lastLogin?: Date | undefined;
+}
+
+/**
+ * An invitation of an email address to an organization. It grants its
+ * authorizations to the user who accepts it (or, when it was created without
+ * email, to the user who next logs in with that address).
+ */
+export interface OrganizationInvite {
+  organizationId: string;
+  /** Lower-cased; at most one pending invite per email and organization. */
+  email: string;
+  createdOn?:
+    | Date
+    | undefined;
+  /** What the invited user will hold; never empty. identity_id is empty here. */
+  authorizations: Authorization[];
+}
+
+/**
+ * A list of FragmentImport, wrapped so that UpdateOrganization can tell
+ * "leave the default fragments alone" (field absent) from "clear them"
+ * (present and empty): a bare repeated field has no presence.
+ */
+export interface FragmentImportList {
+  fragments: FragmentImport[];
+}
+
+export interface GetUserIDByEmailRequest {
+  email: string;
+}
+
+export interface GetUserIDByEmailResponse {
+  userId: string;
+}
+
+export interface GetOrganizationsWithAccessToLocationRequest {
+  locationId: string;
+}
+
+export interface GetOrganizationsWithAccessToLocationResponse {
+  /**
+   * The organization that owns the location first, then the organizations it
+   * is shared with (ShareLocation), in the order they received access.
+   */
+  organizationIdentities: OrganizationIdentity[];
+}
+
+export interface ListOrganizationsByUserRequest {
+  userId: string;
+}
+
+export interface ListOrganizationsByUserResponse {
+  /**
+   * The organizations the user is a member of, limited to those the caller
+   * can see; others are left out rather than revealed.
+   */
+  orgs: OrgDetails[];
+}
+
+export interface GetOrganizationNamespaceAvailabilityRequest {
+  /**
+   * Lowercase letters, digits and dashes; 1-63 characters; neither starting
+   * nor ending with a dash.
+   */
+  publicNamespace: string;
+}
+
+export interface GetOrganizationNamespaceAvailabilityResponse {
+  /** True when no organization holds the namespace. */
+  available: boolean;
+}
+
+/**
+ * Every field but org_id is optional with presence: absent leaves the value
+ * as it is, present sets it (even to the empty string, where allowed).
+ */
+export interface UpdateOrganizationRequest {
+  orgId: string;
+  /** Present and blank is INVALID_ARGUMENT (an organization always has a name). */
+  name?:
+    | string
+    | undefined;
+  /**
+   * Sets the namespace only if the organization has none yet; setting the
+   * namespace it already has is accepted and changes nothing.
+   */
+  publicNamespace?: string | undefined;
+  region?: string | undefined;
+  cid?:
+    | string
+    | undefined;
+  /** Replaces the whole list when present. */
+  defaultFragments?: FragmentImportList | undefined;
+}
+
+export interface UpdateOrganizationResponse {
+  organization?: Organization | undefined;
+}
+
+export interface DeleteOrganizationRequest {
+  orgId: string;
+}
+
+export interface DeleteOrganizationResponse {
+}
+
+/**
+ * Not paged: members and invites of one organization are bounded and are
+ * shown together.
+ */
+export interface ListOrganizationMembersRequest {
+  orgId: string;
+}
+
+export interface ListOrganizationMembersResponse {
+  /** Ordered by date_added. */
+  members: OrganizationMember[];
+  /** Pending invites, ordered by created_on. */
+  invites: OrganizationInvite[];
+}
+
+export interface CreateOrganizationInviteRequest {
+  orgId: string;
+  email: string;
+  /**
+   * Empty means full owner permissions: one `organization_owner`
+   * authorization on org_id. identity_id and identity_type are ignored.
+   */
+  authorizations: Authorization[];
+  /**
+   * Absent means true (send an email the user must accept). False: no email;
+   * the user receives the authorizations at their next login with that email.
+   */
+  sendEmailInvite?: boolean | undefined;
+}
+
+export interface CreateOrganizationInviteResponse {
+  invite?: OrganizationInvite | undefined;
+}
+
+export interface UpdateOrganizationInviteAuthorizationsRequest {
+  orgId: string;
+  email: string;
+  /** At least one of add_authorizations and remove_authorizations must be non-empty. */
+  addAuthorizations: Authorization[];
+  /**
+   * Matched on resource_type, resource_id and role_id. The invite must keep
+   * at least one authorization (delete the invite instead).
+   */
+  removeAuthorizations: Authorization[];
+}
+
+export interface UpdateOrganizationInviteAuthorizationsResponse {
+  invite?: OrganizationInvite | undefined;
+}
+
+/** Removes every authorization the user holds in the organization. */
+export interface DeleteOrganizationMemberRequest {
+  orgId: string;
+  userId: string;
+}
+
+export interface DeleteOrganizationMemberResponse {
+}
+
+export interface DeleteOrganizationInviteRequest {
+  orgId: string;
+  email: string;
+}
+
+export interface DeleteOrganizationInviteResponse {
+}
+
+export interface ResendOrganizationInviteRequest {
+  orgId: string;
+  email: string;
+}
+
+export interface ResendOrganizationInviteResponse {
+  invite?: OrganizationInvite | undefined;
+}
+
+export interface GetOrganizationMetadataRequest {
+  orgId: string;
+}
+
+export interface GetOrganizationMetadataResponse {
+  /** User-defined metadata; an empty object when none was stored. */
+  metadata?: { [key: string]: any } | undefined;
+}
+
+export interface UpdateOrganizationMetadataRequest {
+  orgId: string;
+  /**
+   * Replaces the stored metadata as a whole (no merge). Required: absent is
+   * INVALID_ARGUMENT; send an empty object to clear. At most 64 KiB as JSON.
+   */
+  metadata?: { [key: string]: any } | undefined;
+}
+
+export interface UpdateOrganizationMetadataResponse {
 }
 
 function createBaseOrganization(): Organization {
@@ -625,6 +868,2852 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   },
 };
 
+function createBaseOrgDetails(): OrgDetails {
+  return { orgId: "", orgName: "", orgCid: "", publicNamespace: "" };
+}
+
+export const OrgDetails: MessageFns<OrgDetails> = {
+  encode(message: OrgDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.orgName !== "") {
+      writer.uint32(18).string(message.orgName);
+    }
+    if (message.orgCid !== "") {
+      writer.uint32(26).string(message.orgCid);
+    }
+    if (message.publicNamespace !== "") {
+      writer.uint32(34).string(message.publicNamespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orgName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.orgCid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.publicNamespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgDetails {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      orgName: isSet(object.orgName)
+        ? globalThis.String(object.orgName)
+        : isSet(object.org_name)
+        ? globalThis.String(object.org_name)
+        : "",
+      orgCid: isSet(object.orgCid)
+        ? globalThis.String(object.orgCid)
+        : isSet(object.org_cid)
+        ? globalThis.String(object.org_cid)
+        : "",
+      publicNamespace: isSet(object.publicNamespace)
+        ? globalThis.String(object.publicNamespace)
+        : isSet(object.public_namespace)
+        ? globalThis.String(object.public_namespace)
+        : "",
+    };
+  },
+
+  toJSON(message: OrgDetails): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.orgName !== "") {
+      obj.orgName = message.orgName;
+    }
+    if (message.orgCid !== "") {
+      obj.orgCid = message.orgCid;
+    }
+    if (message.publicNamespace !== "") {
+      obj.publicNamespace = message.publicNamespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgDetails>, I>>(base?: I): OrgDetails {
+    return OrgDetails.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgDetails>, I>>(object: I): OrgDetails {
+    const message = createBaseOrgDetails();
+    message.orgId = object.orgId ?? "";
+    message.orgName = object.orgName ?? "";
+    message.orgCid = object.orgCid ?? "";
+    message.publicNamespace = object.publicNamespace ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationIdentity(): OrganizationIdentity {
+  return { id: "", name: "" };
+}
+
+export const OrganizationIdentity: MessageFns<OrganizationIdentity> = {
+  encode(message: OrganizationIdentity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationIdentity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationIdentity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrganizationIdentity {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: OrganizationIdentity): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrganizationIdentity>, I>>(base?: I): OrganizationIdentity {
+    return OrganizationIdentity.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrganizationIdentity>, I>>(object: I): OrganizationIdentity {
+    const message = createBaseOrganizationIdentity();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationMember(): OrganizationMember {
+  return { userId: "", emails: [], dateAdded: undefined, lastLogin: undefined };
+}
+
+export const OrganizationMember: MessageFns<OrganizationMember> = {
+  encode(message: OrganizationMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    for (const v of message.emails) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.dateAdded !== undefined) {
+      Timestamp.encode(toTimestamp(message.dateAdded), writer.uint32(26).fork()).join();
+    }
+    if (message.lastLogin !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastLogin), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.emails.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.dateAdded = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lastLogin = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrganizationMember {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      emails: globalThis.Array.isArray(object?.emails) ? object.emails.map((e: any) => globalThis.String(e)) : [],
+      dateAdded: isSet(object.dateAdded)
+        ? fromJsonTimestamp(object.dateAdded)
+        : isSet(object.date_added)
+        ? fromJsonTimestamp(object.date_added)
+        : undefined,
+      lastLogin: isSet(object.lastLogin)
+        ? fromJsonTimestamp(object.lastLogin)
+        : isSet(object.last_login)
+        ? fromJsonTimestamp(object.last_login)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OrganizationMember): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.emails?.length) {
+      obj.emails = message.emails;
+    }
+    if (message.dateAdded !== undefined) {
+      obj.dateAdded = message.dateAdded.toISOString();
+    }
+    if (message.lastLogin !== undefined) {
+      obj.lastLogin = message.lastLogin.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrganizationMember>, I>>(base?: I): OrganizationMember {
+    return OrganizationMember.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrganizationMember>, I>>(object: I): OrganizationMember {
+    const message = createBaseOrganizationMember();
+    message.userId = object.userId ?? "";
+    message.emails = object.emails?.map((e) => e) || [];
+    message.dateAdded = object.dateAdded ?? undefined;
+    message.lastLogin = object.lastLogin ?? undefined;
+    return message;
+  },
+};
+
+function createBaseOrganizationInvite(): OrganizationInvite {
+  return { organizationId: "", email: "", createdOn: undefined, authorizations: [] };
+}
+
+export const OrganizationInvite: MessageFns<OrganizationInvite> = {
+  encode(message: OrganizationInvite, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.createdOn !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdOn), writer.uint32(26).fork()).join();
+    }
+    for (const v of message.authorizations) {
+      Authorization.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationInvite {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationInvite();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.authorizations.push(Authorization.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrganizationInvite {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      createdOn: isSet(object.createdOn)
+        ? fromJsonTimestamp(object.createdOn)
+        : isSet(object.created_on)
+        ? fromJsonTimestamp(object.created_on)
+        : undefined,
+      authorizations: globalThis.Array.isArray(object?.authorizations)
+        ? object.authorizations.map((e: any) => Authorization.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: OrganizationInvite): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.createdOn !== undefined) {
+      obj.createdOn = message.createdOn.toISOString();
+    }
+    if (message.authorizations?.length) {
+      obj.authorizations = message.authorizations.map((e) => Authorization.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrganizationInvite>, I>>(base?: I): OrganizationInvite {
+    return OrganizationInvite.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrganizationInvite>, I>>(object: I): OrganizationInvite {
+    const message = createBaseOrganizationInvite();
+    message.organizationId = object.organizationId ?? "";
+    message.email = object.email ?? "";
+    message.createdOn = object.createdOn ?? undefined;
+    message.authorizations = object.authorizations?.map((e) => Authorization.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFragmentImportList(): FragmentImportList {
+  return { fragments: [] };
+}
+
+export const FragmentImportList: MessageFns<FragmentImportList> = {
+  encode(message: FragmentImportList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.fragments) {
+      FragmentImport.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FragmentImportList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFragmentImportList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragments.push(FragmentImport.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FragmentImportList {
+    return {
+      fragments: globalThis.Array.isArray(object?.fragments)
+        ? object.fragments.map((e: any) => FragmentImport.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: FragmentImportList): unknown {
+    const obj: any = {};
+    if (message.fragments?.length) {
+      obj.fragments = message.fragments.map((e) => FragmentImport.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FragmentImportList>, I>>(base?: I): FragmentImportList {
+    return FragmentImportList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FragmentImportList>, I>>(object: I): FragmentImportList {
+    const message = createBaseFragmentImportList();
+    message.fragments = object.fragments?.map((e) => FragmentImport.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetUserIDByEmailRequest(): GetUserIDByEmailRequest {
+  return { email: "" };
+}
+
+export const GetUserIDByEmailRequest: MessageFns<GetUserIDByEmailRequest> = {
+  encode(message: GetUserIDByEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserIDByEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserIDByEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserIDByEmailRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: GetUserIDByEmailRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserIDByEmailRequest>, I>>(base?: I): GetUserIDByEmailRequest {
+    return GetUserIDByEmailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserIDByEmailRequest>, I>>(object: I): GetUserIDByEmailRequest {
+    const message = createBaseGetUserIDByEmailRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseGetUserIDByEmailResponse(): GetUserIDByEmailResponse {
+  return { userId: "" };
+}
+
+export const GetUserIDByEmailResponse: MessageFns<GetUserIDByEmailResponse> = {
+  encode(message: GetUserIDByEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserIDByEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserIDByEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserIDByEmailResponse {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetUserIDByEmailResponse): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserIDByEmailResponse>, I>>(base?: I): GetUserIDByEmailResponse {
+    return GetUserIDByEmailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserIDByEmailResponse>, I>>(object: I): GetUserIDByEmailResponse {
+    const message = createBaseGetUserIDByEmailResponse();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationsWithAccessToLocationRequest(): GetOrganizationsWithAccessToLocationRequest {
+  return { locationId: "" };
+}
+
+export const GetOrganizationsWithAccessToLocationRequest: MessageFns<GetOrganizationsWithAccessToLocationRequest> = {
+  encode(
+    message: GetOrganizationsWithAccessToLocationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.locationId !== "") {
+      writer.uint32(10).string(message.locationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationsWithAccessToLocationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationsWithAccessToLocationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.locationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationsWithAccessToLocationRequest {
+    return {
+      locationId: isSet(object.locationId)
+        ? globalThis.String(object.locationId)
+        : isSet(object.location_id)
+        ? globalThis.String(object.location_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationsWithAccessToLocationRequest): unknown {
+    const obj: any = {};
+    if (message.locationId !== "") {
+      obj.locationId = message.locationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrganizationsWithAccessToLocationRequest>, I>>(
+    base?: I,
+  ): GetOrganizationsWithAccessToLocationRequest {
+    return GetOrganizationsWithAccessToLocationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrganizationsWithAccessToLocationRequest>, I>>(
+    object: I,
+  ): GetOrganizationsWithAccessToLocationRequest {
+    const message = createBaseGetOrganizationsWithAccessToLocationRequest();
+    message.locationId = object.locationId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationsWithAccessToLocationResponse(): GetOrganizationsWithAccessToLocationResponse {
+  return { organizationIdentities: [] };
+}
+
+export const GetOrganizationsWithAccessToLocationResponse: MessageFns<GetOrganizationsWithAccessToLocationResponse> = {
+  encode(
+    message: GetOrganizationsWithAccessToLocationResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.organizationIdentities) {
+      OrganizationIdentity.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationsWithAccessToLocationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationsWithAccessToLocationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationIdentities.push(OrganizationIdentity.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationsWithAccessToLocationResponse {
+    return {
+      organizationIdentities: globalThis.Array.isArray(object?.organizationIdentities)
+        ? object.organizationIdentities.map((e: any) => OrganizationIdentity.fromJSON(e))
+        : globalThis.Array.isArray(object?.organization_identities)
+        ? object.organization_identities.map((e: any) => OrganizationIdentity.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetOrganizationsWithAccessToLocationResponse): unknown {
+    const obj: any = {};
+    if (message.organizationIdentities?.length) {
+      obj.organizationIdentities = message.organizationIdentities.map((e) => OrganizationIdentity.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrganizationsWithAccessToLocationResponse>, I>>(
+    base?: I,
+  ): GetOrganizationsWithAccessToLocationResponse {
+    return GetOrganizationsWithAccessToLocationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrganizationsWithAccessToLocationResponse>, I>>(
+    object: I,
+  ): GetOrganizationsWithAccessToLocationResponse {
+    const message = createBaseGetOrganizationsWithAccessToLocationResponse();
+    message.organizationIdentities = object.organizationIdentities?.map((e) => OrganizationIdentity.fromPartial(e)) ||
+      [];
+    return message;
+  },
+};
+
+function createBaseListOrganizationsByUserRequest(): ListOrganizationsByUserRequest {
+  return { userId: "" };
+}
+
+export const ListOrganizationsByUserRequest: MessageFns<ListOrganizationsByUserRequest> = {
+  encode(message: ListOrganizationsByUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationsByUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationsByUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationsByUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationsByUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationsByUserRequest>, I>>(base?: I): ListOrganizationsByUserRequest {
+    return ListOrganizationsByUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationsByUserRequest>, I>>(
+    object: I,
+  ): ListOrganizationsByUserRequest {
+    const message = createBaseListOrganizationsByUserRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrganizationsByUserResponse(): ListOrganizationsByUserResponse {
+  return { orgs: [] };
+}
+
+export const ListOrganizationsByUserResponse: MessageFns<ListOrganizationsByUserResponse> = {
+  encode(message: ListOrganizationsByUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orgs) {
+      OrgDetails.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationsByUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationsByUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgs.push(OrgDetails.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationsByUserResponse {
+    return { orgs: globalThis.Array.isArray(object?.orgs) ? object.orgs.map((e: any) => OrgDetails.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListOrganizationsByUserResponse): unknown {
+    const obj: any = {};
+    if (message.orgs?.length) {
+      obj.orgs = message.orgs.map((e) => OrgDetails.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationsByUserResponse>, I>>(base?: I): ListOrganizationsByUserResponse {
+    return ListOrganizationsByUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationsByUserResponse>, I>>(
+    object: I,
+  ): ListOrganizationsByUserResponse {
+    const message = createBaseListOrganizationsByUserResponse();
+    message.orgs = object.orgs?.map((e) => OrgDetails.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetOrganizationNamespaceAvailabilityRequest(): GetOrganizationNamespaceAvailabilityRequest {
+  return { publicNamespace: "" };
+}
+
+export const GetOrganizationNamespaceAvailabilityRequest: MessageFns<GetOrganizationNamespaceAvailabilityRequest> = {
+  encode(
+    message: GetOrganizationNamespaceAvailabilityRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.publicNamespace !== "") {
+      writer.uint32(10).string(message.publicNamespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationNamespaceAvailabilityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationNamespaceAvailabilityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.publicNamespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationNamespaceAvailabilityRequest {
+    return {
+      publicNamespace: isSet(object.publicNamespace)
+        ? globalThis.String(object.publicNamespace)
+        : isSet(object.public_namespace)
+        ? globalThis.String(object.public_namespace)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationNamespaceAvailabilityRequest): unknown {
+    const obj: any = {};
+    if (message.publicNamespace !== "") {
+      obj.publicNamespace = message.publicNamespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrganizationNamespaceAvailabilityRequest>, I>>(
+    base?: I,
+  ): GetOrganizationNamespaceAvailabilityRequest {
+    return GetOrganizationNamespaceAvailabilityRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrganizationNamespaceAvailabilityRequest>, I>>(
+    object: I,
+  ): GetOrganizationNamespaceAvailabilityRequest {
+    const message = createBaseGetOrganizationNamespaceAvailabilityRequest();
+    message.publicNamespace = object.publicNamespace ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationNamespaceAvailabilityResponse(): GetOrganizationNamespaceAvailabilityResponse {
+  return { available: false };
+}
+
+export const GetOrganizationNamespaceAvailabilityResponse: MessageFns<GetOrganizationNamespaceAvailabilityResponse> = {
+  encode(
+    message: GetOrganizationNamespaceAvailabilityResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.available !== false) {
+      writer.uint32(8).bool(message.available);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationNamespaceAvailabilityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationNamespaceAvailabilityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.available = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationNamespaceAvailabilityResponse {
+    return { available: isSet(object.available) ? globalThis.Boolean(object.available) : false };
+  },
+
+  toJSON(message: GetOrganizationNamespaceAvailabilityResponse): unknown {
+    const obj: any = {};
+    if (message.available !== false) {
+      obj.available = message.available;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrganizationNamespaceAvailabilityResponse>, I>>(
+    base?: I,
+  ): GetOrganizationNamespaceAvailabilityResponse {
+    return GetOrganizationNamespaceAvailabilityResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrganizationNamespaceAvailabilityResponse>, I>>(
+    object: I,
+  ): GetOrganizationNamespaceAvailabilityResponse {
+    const message = createBaseGetOrganizationNamespaceAvailabilityResponse();
+    message.available = object.available ?? false;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
+  return {
+    orgId: "",
+    name: undefined,
+    publicNamespace: undefined,
+    region: undefined,
+    cid: undefined,
+    defaultFragments: undefined,
+  };
+}
+
+export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
+  encode(message: UpdateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.publicNamespace !== undefined) {
+      writer.uint32(26).string(message.publicNamespace);
+    }
+    if (message.region !== undefined) {
+      writer.uint32(34).string(message.region);
+    }
+    if (message.cid !== undefined) {
+      writer.uint32(42).string(message.cid);
+    }
+    if (message.defaultFragments !== undefined) {
+      FragmentImportList.encode(message.defaultFragments, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.publicNamespace = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.region = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cid = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.defaultFragments = FragmentImportList.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      publicNamespace: isSet(object.publicNamespace)
+        ? globalThis.String(object.publicNamespace)
+        : isSet(object.public_namespace)
+        ? globalThis.String(object.public_namespace)
+        : undefined,
+      region: isSet(object.region) ? globalThis.String(object.region) : undefined,
+      cid: isSet(object.cid) ? globalThis.String(object.cid) : undefined,
+      defaultFragments: isSet(object.defaultFragments)
+        ? FragmentImportList.fromJSON(object.defaultFragments)
+        : isSet(object.default_fragments)
+        ? FragmentImportList.fromJSON(object.default_fragments)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.publicNamespace !== undefined) {
+      obj.publicNamespace = message.publicNamespace;
+    }
+    if (message.region !== undefined) {
+      obj.region = message.region;
+    }
+    if (message.cid !== undefined) {
+      obj.cid = message.cid;
+    }
+    if (message.defaultFragments !== undefined) {
+      obj.defaultFragments = FragmentImportList.toJSON(message.defaultFragments);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrganizationRequest>, I>>(base?: I): UpdateOrganizationRequest {
+    return UpdateOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrganizationRequest>, I>>(object: I): UpdateOrganizationRequest {
+    const message = createBaseUpdateOrganizationRequest();
+    message.orgId = object.orgId ?? "";
+    message.name = object.name ?? undefined;
+    message.publicNamespace = object.publicNamespace ?? undefined;
+    message.region = object.region ?? undefined;
+    message.cid = object.cid ?? undefined;
+    message.defaultFragments = (object.defaultFragments !== undefined && object.defaultFragments !== null)
+      ? FragmentImportList.fromPartial(object.defaultFragments)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationResponse(): UpdateOrganizationResponse {
+  return { organization: undefined };
+}
+
+export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> = {
+  encode(message: UpdateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organization !== undefined) {
+      Organization.encode(message.organization, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organization = Organization.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationResponse {
+    return { organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined };
+  },
+
+  toJSON(message: UpdateOrganizationResponse): unknown {
+    const obj: any = {};
+    if (message.organization !== undefined) {
+      obj.organization = Organization.toJSON(message.organization);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrganizationResponse>, I>>(base?: I): UpdateOrganizationResponse {
+    return UpdateOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrganizationResponse>, I>>(object: I): UpdateOrganizationResponse {
+    const message = createBaseUpdateOrganizationResponse();
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? Organization.fromPartial(object.organization)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationRequest(): DeleteOrganizationRequest {
+  return { orgId: "" };
+}
+
+export const DeleteOrganizationRequest: MessageFns<DeleteOrganizationRequest> = {
+  encode(message: DeleteOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationRequest>, I>>(base?: I): DeleteOrganizationRequest {
+    return DeleteOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationRequest>, I>>(object: I): DeleteOrganizationRequest {
+    const message = createBaseDeleteOrganizationRequest();
+    message.orgId = object.orgId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationResponse(): DeleteOrganizationResponse {
+  return {};
+}
+
+export const DeleteOrganizationResponse: MessageFns<DeleteOrganizationResponse> = {
+  encode(_: DeleteOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteOrganizationResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteOrganizationResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationResponse>, I>>(base?: I): DeleteOrganizationResponse {
+    return DeleteOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationResponse>, I>>(_: I): DeleteOrganizationResponse {
+    const message = createBaseDeleteOrganizationResponse();
+    return message;
+  },
+};
+
+function createBaseListOrganizationMembersRequest(): ListOrganizationMembersRequest {
+  return { orgId: "" };
+}
+
+export const ListOrganizationMembersRequest: MessageFns<ListOrganizationMembersRequest> = {
+  encode(message: ListOrganizationMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationMembersRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationMembersRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationMembersRequest>, I>>(base?: I): ListOrganizationMembersRequest {
+    return ListOrganizationMembersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationMembersRequest>, I>>(
+    object: I,
+  ): ListOrganizationMembersRequest {
+    const message = createBaseListOrganizationMembersRequest();
+    message.orgId = object.orgId ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrganizationMembersResponse(): ListOrganizationMembersResponse {
+  return { members: [], invites: [] };
+}
+
+export const ListOrganizationMembersResponse: MessageFns<ListOrganizationMembersResponse> = {
+  encode(message: ListOrganizationMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.members) {
+      OrganizationMember.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.invites) {
+      OrganizationInvite.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.members.push(OrganizationMember.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.invites.push(OrganizationInvite.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationMembersResponse {
+    return {
+      members: globalThis.Array.isArray(object?.members)
+        ? object.members.map((e: any) => OrganizationMember.fromJSON(e))
+        : [],
+      invites: globalThis.Array.isArray(object?.invites)
+        ? object.invites.map((e: any) => OrganizationInvite.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListOrganizationMembersResponse): unknown {
+    const obj: any = {};
+    if (message.members?.length) {
+      obj.members = message.members.map((e) => OrganizationMember.toJSON(e));
+    }
+    if (message.invites?.length) {
+      obj.invites = message.invites.map((e) => OrganizationInvite.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationMembersResponse>, I>>(base?: I): ListOrganizationMembersResponse {
+    return ListOrganizationMembersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationMembersResponse>, I>>(
+    object: I,
+  ): ListOrganizationMembersResponse {
+    const message = createBaseListOrganizationMembersResponse();
+    message.members = object.members?.map((e) => OrganizationMember.fromPartial(e)) || [];
+    message.invites = object.invites?.map((e) => OrganizationInvite.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreateOrganizationInviteRequest(): CreateOrganizationInviteRequest {
+  return { orgId: "", email: "", authorizations: [], sendEmailInvite: undefined };
+}
+
+export const CreateOrganizationInviteRequest: MessageFns<CreateOrganizationInviteRequest> = {
+  encode(message: CreateOrganizationInviteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    for (const v of message.authorizations) {
+      Authorization.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.sendEmailInvite !== undefined) {
+      writer.uint32(32).bool(message.sendEmailInvite);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrganizationInviteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrganizationInviteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.authorizations.push(Authorization.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sendEmailInvite = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrganizationInviteRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      authorizations: globalThis.Array.isArray(object?.authorizations)
+        ? object.authorizations.map((e: any) => Authorization.fromJSON(e))
+        : [],
+      sendEmailInvite: isSet(object.sendEmailInvite)
+        ? globalThis.Boolean(object.sendEmailInvite)
+        : isSet(object.send_email_invite)
+        ? globalThis.Boolean(object.send_email_invite)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateOrganizationInviteRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.authorizations?.length) {
+      obj.authorizations = message.authorizations.map((e) => Authorization.toJSON(e));
+    }
+    if (message.sendEmailInvite !== undefined) {
+      obj.sendEmailInvite = message.sendEmailInvite;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrganizationInviteRequest>, I>>(base?: I): CreateOrganizationInviteRequest {
+    return CreateOrganizationInviteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrganizationInviteRequest>, I>>(
+    object: I,
+  ): CreateOrganizationInviteRequest {
+    const message = createBaseCreateOrganizationInviteRequest();
+    message.orgId = object.orgId ?? "";
+    message.email = object.email ?? "";
+    message.authorizations = object.authorizations?.map((e) => Authorization.fromPartial(e)) || [];
+    message.sendEmailInvite = object.sendEmailInvite ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateOrganizationInviteResponse(): CreateOrganizationInviteResponse {
+  return { invite: undefined };
+}
+
+export const CreateOrganizationInviteResponse: MessageFns<CreateOrganizationInviteResponse> = {
+  encode(message: CreateOrganizationInviteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.invite !== undefined) {
+      OrganizationInvite.encode(message.invite, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrganizationInviteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrganizationInviteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invite = OrganizationInvite.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrganizationInviteResponse {
+    return { invite: isSet(object.invite) ? OrganizationInvite.fromJSON(object.invite) : undefined };
+  },
+
+  toJSON(message: CreateOrganizationInviteResponse): unknown {
+    const obj: any = {};
+    if (message.invite !== undefined) {
+      obj.invite = OrganizationInvite.toJSON(message.invite);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrganizationInviteResponse>, I>>(
+    base?: I,
+  ): CreateOrganizationInviteResponse {
+    return CreateOrganizationInviteResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrganizationInviteResponse>, I>>(
+    object: I,
+  ): CreateOrganizationInviteResponse {
+    const message = createBaseCreateOrganizationInviteResponse();
+    message.invite = (object.invite !== undefined && object.invite !== null)
+      ? OrganizationInvite.fromPartial(object.invite)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationInviteAuthorizationsRequest(): UpdateOrganizationInviteAuthorizationsRequest {
+  return { orgId: "", email: "", addAuthorizations: [], removeAuthorizations: [] };
+}
+
+export const UpdateOrganizationInviteAuthorizationsRequest: MessageFns<UpdateOrganizationInviteAuthorizationsRequest> =
+  {
+    encode(
+      message: UpdateOrganizationInviteAuthorizationsRequest,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.orgId !== "") {
+        writer.uint32(10).string(message.orgId);
+      }
+      if (message.email !== "") {
+        writer.uint32(18).string(message.email);
+      }
+      for (const v of message.addAuthorizations) {
+        Authorization.encode(v!, writer.uint32(26).fork()).join();
+      }
+      for (const v of message.removeAuthorizations) {
+        Authorization.encode(v!, writer.uint32(34).fork()).join();
+      }
+      return writer;
+    },
+
+    decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationInviteAuthorizationsRequest {
+      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseUpdateOrganizationInviteAuthorizationsRequest();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.orgId = reader.string();
+              continue;
+            }
+            case 2: {
+              if (tag !== 18) {
+                break;
+              }
+
+              message.email = reader.string();
+              continue;
+            }
+            case 3: {
+              if (tag !== 26) {
+                break;
+              }
+
+              message.addAuthorizations.push(Authorization.decode(reader, reader.uint32()));
+              continue;
+            }
+            case 4: {
+              if (tag !== 34) {
+                break;
+              }
+
+              message.removeAuthorizations.push(Authorization.decode(reader, reader.uint32()));
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    fromJSON(object: any): UpdateOrganizationInviteAuthorizationsRequest {
+      return {
+        orgId: isSet(object.orgId)
+          ? globalThis.String(object.orgId)
+          : isSet(object.org_id)
+          ? globalThis.String(object.org_id)
+          : "",
+        email: isSet(object.email) ? globalThis.String(object.email) : "",
+        addAuthorizations: globalThis.Array.isArray(object?.addAuthorizations)
+          ? object.addAuthorizations.map((e: any) => Authorization.fromJSON(e))
+          : globalThis.Array.isArray(object?.add_authorizations)
+          ? object.add_authorizations.map((e: any) => Authorization.fromJSON(e))
+          : [],
+        removeAuthorizations: globalThis.Array.isArray(object?.removeAuthorizations)
+          ? object.removeAuthorizations.map((e: any) => Authorization.fromJSON(e))
+          : globalThis.Array.isArray(object?.remove_authorizations)
+          ? object.remove_authorizations.map((e: any) => Authorization.fromJSON(e))
+          : [],
+      };
+    },
+
+    toJSON(message: UpdateOrganizationInviteAuthorizationsRequest): unknown {
+      const obj: any = {};
+      if (message.orgId !== "") {
+        obj.orgId = message.orgId;
+      }
+      if (message.email !== "") {
+        obj.email = message.email;
+      }
+      if (message.addAuthorizations?.length) {
+        obj.addAuthorizations = message.addAuthorizations.map((e) => Authorization.toJSON(e));
+      }
+      if (message.removeAuthorizations?.length) {
+        obj.removeAuthorizations = message.removeAuthorizations.map((e) => Authorization.toJSON(e));
+      }
+      return obj;
+    },
+
+    create<I extends Exact<DeepPartial<UpdateOrganizationInviteAuthorizationsRequest>, I>>(
+      base?: I,
+    ): UpdateOrganizationInviteAuthorizationsRequest {
+      return UpdateOrganizationInviteAuthorizationsRequest.fromPartial(base ?? ({} as any));
+    },
+    fromPartial<I extends Exact<DeepPartial<UpdateOrganizationInviteAuthorizationsRequest>, I>>(
+      object: I,
+    ): UpdateOrganizationInviteAuthorizationsRequest {
+      const message = createBaseUpdateOrganizationInviteAuthorizationsRequest();
+      message.orgId = object.orgId ?? "";
+      message.email = object.email ?? "";
+      message.addAuthorizations = object.addAuthorizations?.map((e) => Authorization.fromPartial(e)) || [];
+      message.removeAuthorizations = object.removeAuthorizations?.map((e) => Authorization.fromPartial(e)) || [];
+      return message;
+    },
+  };
+
+function createBaseUpdateOrganizationInviteAuthorizationsResponse(): UpdateOrganizationInviteAuthorizationsResponse {
+  return { invite: undefined };
+}
+
+export const UpdateOrganizationInviteAuthorizationsResponse: MessageFns<
+  UpdateOrganizationInviteAuthorizationsResponse
+> = {
+  encode(
+    message: UpdateOrganizationInviteAuthorizationsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.invite !== undefined) {
+      OrganizationInvite.encode(message.invite, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationInviteAuthorizationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationInviteAuthorizationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invite = OrganizationInvite.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationInviteAuthorizationsResponse {
+    return { invite: isSet(object.invite) ? OrganizationInvite.fromJSON(object.invite) : undefined };
+  },
+
+  toJSON(message: UpdateOrganizationInviteAuthorizationsResponse): unknown {
+    const obj: any = {};
+    if (message.invite !== undefined) {
+      obj.invite = OrganizationInvite.toJSON(message.invite);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrganizationInviteAuthorizationsResponse>, I>>(
+    base?: I,
+  ): UpdateOrganizationInviteAuthorizationsResponse {
+    return UpdateOrganizationInviteAuthorizationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrganizationInviteAuthorizationsResponse>, I>>(
+    object: I,
+  ): UpdateOrganizationInviteAuthorizationsResponse {
+    const message = createBaseUpdateOrganizationInviteAuthorizationsResponse();
+    message.invite = (object.invite !== undefined && object.invite !== null)
+      ? OrganizationInvite.fromPartial(object.invite)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationMemberRequest(): DeleteOrganizationMemberRequest {
+  return { orgId: "", userId: "" };
+}
+
+export const DeleteOrganizationMemberRequest: MessageFns<DeleteOrganizationMemberRequest> = {
+  encode(message: DeleteOrganizationMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationMemberRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationMemberRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationMemberRequest>, I>>(base?: I): DeleteOrganizationMemberRequest {
+    return DeleteOrganizationMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationMemberRequest>, I>>(
+    object: I,
+  ): DeleteOrganizationMemberRequest {
+    const message = createBaseDeleteOrganizationMemberRequest();
+    message.orgId = object.orgId ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationMemberResponse(): DeleteOrganizationMemberResponse {
+  return {};
+}
+
+export const DeleteOrganizationMemberResponse: MessageFns<DeleteOrganizationMemberResponse> = {
+  encode(_: DeleteOrganizationMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteOrganizationMemberResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteOrganizationMemberResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationMemberResponse>, I>>(
+    base?: I,
+  ): DeleteOrganizationMemberResponse {
+    return DeleteOrganizationMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationMemberResponse>, I>>(
+    _: I,
+  ): DeleteOrganizationMemberResponse {
+    const message = createBaseDeleteOrganizationMemberResponse();
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationInviteRequest(): DeleteOrganizationInviteRequest {
+  return { orgId: "", email: "" };
+}
+
+export const DeleteOrganizationInviteRequest: MessageFns<DeleteOrganizationInviteRequest> = {
+  encode(message: DeleteOrganizationInviteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationInviteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationInviteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationInviteRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationInviteRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationInviteRequest>, I>>(base?: I): DeleteOrganizationInviteRequest {
+    return DeleteOrganizationInviteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationInviteRequest>, I>>(
+    object: I,
+  ): DeleteOrganizationInviteRequest {
+    const message = createBaseDeleteOrganizationInviteRequest();
+    message.orgId = object.orgId ?? "";
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationInviteResponse(): DeleteOrganizationInviteResponse {
+  return {};
+}
+
+export const DeleteOrganizationInviteResponse: MessageFns<DeleteOrganizationInviteResponse> = {
+  encode(_: DeleteOrganizationInviteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationInviteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationInviteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteOrganizationInviteResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteOrganizationInviteResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationInviteResponse>, I>>(
+    base?: I,
+  ): DeleteOrganizationInviteResponse {
+    return DeleteOrganizationInviteResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationInviteResponse>, I>>(
+    _: I,
+  ): DeleteOrganizationInviteResponse {
+    const message = createBaseDeleteOrganizationInviteResponse();
+    return message;
+  },
+};
+
+function createBaseResendOrganizationInviteRequest(): ResendOrganizationInviteRequest {
+  return { orgId: "", email: "" };
+}
+
+export const ResendOrganizationInviteRequest: MessageFns<ResendOrganizationInviteRequest> = {
+  encode(message: ResendOrganizationInviteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendOrganizationInviteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendOrganizationInviteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResendOrganizationInviteRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: ResendOrganizationInviteRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResendOrganizationInviteRequest>, I>>(base?: I): ResendOrganizationInviteRequest {
+    return ResendOrganizationInviteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResendOrganizationInviteRequest>, I>>(
+    object: I,
+  ): ResendOrganizationInviteRequest {
+    const message = createBaseResendOrganizationInviteRequest();
+    message.orgId = object.orgId ?? "";
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseResendOrganizationInviteResponse(): ResendOrganizationInviteResponse {
+  return { invite: undefined };
+}
+
+export const ResendOrganizationInviteResponse: MessageFns<ResendOrganizationInviteResponse> = {
+  encode(message: ResendOrganizationInviteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.invite !== undefined) {
+      OrganizationInvite.encode(message.invite, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendOrganizationInviteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendOrganizationInviteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invite = OrganizationInvite.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResendOrganizationInviteResponse {
+    return { invite: isSet(object.invite) ? OrganizationInvite.fromJSON(object.invite) : undefined };
+  },
+
+  toJSON(message: ResendOrganizationInviteResponse): unknown {
+    const obj: any = {};
+    if (message.invite !== undefined) {
+      obj.invite = OrganizationInvite.toJSON(message.invite);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResendOrganizationInviteResponse>, I>>(
+    base?: I,
+  ): ResendOrganizationInviteResponse {
+    return ResendOrganizationInviteResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResendOrganizationInviteResponse>, I>>(
+    object: I,
+  ): ResendOrganizationInviteResponse {
+    const message = createBaseResendOrganizationInviteResponse();
+    message.invite = (object.invite !== undefined && object.invite !== null)
+      ? OrganizationInvite.fromPartial(object.invite)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetOrganizationMetadataRequest(): GetOrganizationMetadataRequest {
+  return { orgId: "" };
+}
+
+export const GetOrganizationMetadataRequest: MessageFns<GetOrganizationMetadataRequest> = {
+  encode(message: GetOrganizationMetadataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationMetadataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationMetadataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationMetadataRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationMetadataRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrganizationMetadataRequest>, I>>(base?: I): GetOrganizationMetadataRequest {
+    return GetOrganizationMetadataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrganizationMetadataRequest>, I>>(
+    object: I,
+  ): GetOrganizationMetadataRequest {
+    const message = createBaseGetOrganizationMetadataRequest();
+    message.orgId = object.orgId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationMetadataResponse(): GetOrganizationMetadataResponse {
+  return { metadata: undefined };
+}
+
+export const GetOrganizationMetadataResponse: MessageFns<GetOrganizationMetadataResponse> = {
+  encode(message: GetOrganizationMetadataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.metadata !== undefined) {
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationMetadataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationMetadataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationMetadataResponse {
+    return { metadata: isObject(object.metadata) ? object.metadata : undefined };
+  },
+
+  toJSON(message: GetOrganizationMetadataResponse): unknown {
+    const obj: any = {};
+    if (message.metadata !== undefined) {
+      obj.metadata = message.metadata;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrganizationMetadataResponse>, I>>(base?: I): GetOrganizationMetadataResponse {
+    return GetOrganizationMetadataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrganizationMetadataResponse>, I>>(
+    object: I,
+  ): GetOrganizationMetadataResponse {
+    const message = createBaseGetOrganizationMetadataResponse();
+    message.metadata = object.metadata ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationMetadataRequest(): UpdateOrganizationMetadataRequest {
+  return { orgId: "", metadata: undefined };
+}
+
+export const UpdateOrganizationMetadataRequest: MessageFns<UpdateOrganizationMetadataRequest> = {
+  encode(message: UpdateOrganizationMetadataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.metadata !== undefined) {
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationMetadataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationMetadataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationMetadataRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      metadata: isObject(object.metadata) ? object.metadata : undefined,
+    };
+  },
+
+  toJSON(message: UpdateOrganizationMetadataRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.metadata !== undefined) {
+      obj.metadata = message.metadata;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrganizationMetadataRequest>, I>>(
+    base?: I,
+  ): UpdateOrganizationMetadataRequest {
+    return UpdateOrganizationMetadataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrganizationMetadataRequest>, I>>(
+    object: I,
+  ): UpdateOrganizationMetadataRequest {
+    const message = createBaseUpdateOrganizationMetadataRequest();
+    message.orgId = object.orgId ?? "";
+    message.metadata = object.metadata ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationMetadataResponse(): UpdateOrganizationMetadataResponse {
+  return {};
+}
+
+export const UpdateOrganizationMetadataResponse: MessageFns<UpdateOrganizationMetadataResponse> = {
+  encode(_: UpdateOrganizationMetadataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationMetadataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationMetadataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): UpdateOrganizationMetadataResponse {
+    return {};
+  },
+
+  toJSON(_: UpdateOrganizationMetadataResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrganizationMetadataResponse>, I>>(
+    base?: I,
+  ): UpdateOrganizationMetadataResponse {
+    return UpdateOrganizationMetadataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrganizationMetadataResponse>, I>>(
+    _: I,
+  ): UpdateOrganizationMetadataResponse {
+    const message = createBaseUpdateOrganizationMetadataResponse();
+    return message;
+  },
+};
+
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
 type DeepPartial<T> = T extends Builtin ? T
@@ -658,6 +3747,10 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
