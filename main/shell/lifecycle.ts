@@ -85,9 +85,9 @@ export function runShell(options: ShellOptions): boolean {
   const routerReady = backendReady.then((backend) =>
     createRouter(backend.handlers, { isTrustedSender: createSenderCheck(location, isAppWebContents), log }),
   );
+  routerReady.catch(() => undefined); // the failure is reported once, where backendReady is handled below
   // Registered at once, so a renderer that loads before the backend has opened waits instead of
   // hitting "no handler registered"; if opening failed, the IPC layer answers with an 'internal' envelope.
-  routerReady.catch(() => undefined); // the failure is reported once, where backendReady is handled below
   const host: BridgeHost = { dispatch: async (sender, channel, payload) => (await routerReady).dispatch(sender, channel, payload) };
   registerBridgeIpc(host, log);
 

@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { IPC_EVENT, IPC_INVOKE } from '../../common/bridge';
+import { channelNames } from '../../common/channels';
+import type { ProfilesState } from '../../common/profiles';
+import { EventBus } from '../backend/events';
+import type { Handlers } from '../backend/router';
+import { fake, FakeBrowserWindow, FakeWebFrame, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from './csp';
+import { runShell, type ShellBackend, type ShellOptions } from './lifecycle';
+
+vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
+
+const paths = {
+  preload: '/opt/fleet-desk/out/preload/index.cjs',
+  rendererHtml: '/opt/fleet-desk/out/renderer/index.html',
+  serviceEntry: '/opt/fleet-desk/out/main/service.js',
+};
+const appUrl = pathToFileURL(paths.rendererHtml).href;
+
+/** A stand-in for main/backend/backend.ts's Backend: these tests are about the shell around it. */
+function fakeBackend() {
+  const handled: string[] = [];
+  const handlers = Object.fromEntries(
+    channelNames.map((name) => [name, vi.fn(async () => {
+      handled.push(name);
+      return name;
+    })]),
+  ) as unknown as Handlers;
+  return {
+    handled,
+    handlers,
+    events: new EventBus(),
+    // Never settles by default: nothing in the shell may wait for it.
+    start: vi.fn((): Promise<void> => new Promise(() => {})),
+    close: vi.fn(async (): Promise<void> => {}),
+  } satisfies ShellBackend & { handled: string[] };
+}
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+let userData: string;
+beforeEach(() => {
+  resetFakeElectron();
+  userData = mkdtempSync(join(tmpdir(), 'fleet-shell-'));
+  fake.app.userData = userData;
+});
+afterEach(() => {
+  rmSync(userData, { recursive: true, force: true });
+});
+
+function run(overrides: Partial<ShellOptions> = {}) {
+  const backend = fakeBackend();
+  const openBackend = vi.fn(async () => backend);
+  const log = vi.fn();
+  const running = runShell({ openBackend, paths, log, ...overrides });
+  return { backend, openBackend, log, running };
+}
+
+async function started(overrides: Partial<ShellOptions> = {}) {
+  const shell = run(overrides);
+  fake.app.becomeReady();
+  await flush();
+  return shell;
+}
+
+function windowAt(index = 0): FakeBrowserWindow {
+  const window = FakeBrowserWindow.instances[index];
+  if (!window) throw new Error(`no window #${index}`);
+  return window;
+}
+
+function invoke(options: { id: number; url?: string }, channel: string) {
+  const handler = fake.ipcMain.handlers.get(IPC_INVOKE);
+  if (!handler) throw new Error('no IPC handler registered');
+  return handler({ sender: { id: options.id }, senderFrame: new FakeWebFrame(options.url ?? appUrl) }, channel, {});
+}
+
+describe('single instance', () => {
+  it('a second instance quits without opening anything', async () => {
+    fake.app.hasLock = false;
+    const { running, openBackend } = run();
+    expect(running).toBe(false);
+    expect(fake.app.quit).toHaveBeenCalledOnce();
+    fake.app.becomeReady();
+    await flush();
+    expect(openBackend).not.toHaveBeenCalled();
+    expect(FakeBrowserWindow.instances).toEqual([]);
+    expect(fake.ipcMain.handlers.size).toBe(0);
+    expect(fake.app.listenerCount('before-quit')).toBe(0);
+  });
+
+  it('the first instance brings its window forward when a second one starts', async () => {
+    await started();
+    const window = windowAt();
+    window.minimized = true;
+    fake.app.emit('second-instance', {}, [], '/');
+    expect(window.restore).toHaveBeenCalledOnce();
+    expect(window.show).toHaveBeenCalled();
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+  });
+});
+
+describe('startup', () => {
+  it('opens the backend with userData and the service entry, then a secure window, without waiting for start()', async () => {
+    const { openBackend, backend, running } = await started();
+    expect(running).toBe(true);
+    expect(fake.app.enableSandbox).toHaveBeenCalledOnce();
+    expect(openBackend).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ userDataDir: userData, serviceEntry: paths.serviceEntry }));
+    expect(backend.start).toHaveBeenCalledOnce(); // and it never settles
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    const window = windowAt();
+    expect(window.options.webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, preload: paths.preload });
+    expect(window.loadFile).toHaveBeenCalledWith(paths.rendererHtml);
+    expect(fake.Menu.setApplicationMenu).toHaveBeenCalledOnce();
+    expect(fake.session.defaultSession.setPermissionCheckHandler).toHaveBeenCalledOnce();
+  });
+
+  it('answers the app window over IPC and refuses everyone else', async () => {
+    const { backend } = await started();
+    const window = windowAt();
+    const id = window.webContents.id;
+    expect(await invoke({ id }, 'profiles.list')).toEqual({ ok: true, value: 'profiles.list' });
+    expect(await invoke({ id, url: 'https://evil.example/' }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
+    expect(await invoke({ id: id + 1000 }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
+    window.close();
+    expect(await invoke({ id }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
+    expect(backend.handled).toEqual(['profiles.list']);
+  });
+
+  it('forwards backend events to every open window', async () => {
+    const { backend } = await started();
+    fake.app.emit('activate');
+    expect(FakeBrowserWindow.instances).toHaveLength(1); // one is open: activate adds none
+    const payload = { profiles: [], activeId: null, keychain: { available: true, reason: null } } satisfies ProfilesState;
+    backend.events.emit('profiles.changed', payload);
+    const window = windowAt();
+    expect(window.webContents.send).toHaveBeenCalledExactlyOnceWith(IPC_EVENT, 'profiles.changed', payload);
+    window.close();
+    backend.events.emit('profiles.changed', payload);
+    expect(window.webContents.send).toHaveBeenCalledOnce();
+  });
+
+  it('adds the strict CSP header in a build and the dev policy with a dev server', async () => {
+    const policyAdded = () => {
+      const listener = fake.session.defaultSession.webRequest.onHeadersReceived.mock.calls.at(-1)?.[0] as
+        | ((d: HeadersDetails, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void)
+        | undefined;
+      let headers: Record<string, string[]> | undefined;
+      listener?.({ url: 'http://localhost:5173/', responseHeaders: {} }, (r) => (headers = r.responseHeaders));
+      return headers?.['Content-Security-Policy'];
+    };
+    await started();
+    expect(policyAdded()).toEqual([CONTENT_SECURITY_POLICY]);
+
+    resetFakeElectron();
+    fake.app.userData = userData;
+    await started({ devServerUrl: 'http://localhost:5173' });
+    expect(policyAdded()).toEqual([devContentSecurityPolicy('http://localhost:5173')]);
+    expect(windowAt(0).loadURL).toHaveBeenCalledWith('http://localhost:5173/');
+  });
+
+  it('ignores ELECTRON_RENDERER_URL in a packaged app', async () => {
+    fake.app.isPackaged = true;
+    await started({ devServerUrl: 'http://localhost:5173' });
+    const window = windowAt();
+    expect(window.loadURL).not.toHaveBeenCalled();
+    expect(window.loadFile).toHaveBeenCalledWith(paths.rendererHtml);
+  });
+
+  it('reports a backend that cannot open, answers calls with an error, and quits', async () => {
+    const { log } = await started({ openBackend: vi.fn(async () => Promise.reject(new Error('database is locked'))) });
+    expect(fake.dialog.showErrorBox).toHaveBeenCalledWith(expect.any(String), expect.stringContaining('database is locked'));
+    expect(fake.app.quit).toHaveBeenCalled();
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('database is locked'));
+    const window = windowAt();
+    expect(await invoke({ id: window.webContents.id }, 'profiles.list')).toMatchObject({ ok: false, error: { kind: 'internal' } });
+  });
+});
+
+describe('windows', () => {
+  it('quits when the last window closes, except on macOS', async () => {
+    await started();
+    fake.app.emit('window-all-closed');
+    expect(fake.app.quit).toHaveBeenCalledOnce();
+
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform');
+    Object.defineProperty(process, 'platform', { value: 'darwin' });
+    try {
+      fake.app.quit.mockClear();
+      fake.app.emit('window-all-closed');
+      expect(fake.app.quit).not.toHaveBeenCalled();
+    } finally {
+      if (platform) Object.defineProperty(process, 'platform', platform);
+    }
+  });
+
+  it('re-creates the window on activate when none is open', async () => {
+    await started();
+    windowAt(0).close();
+    fake.app.emit('activate');
+    expect(FakeBrowserWindow.instances).toHaveLength(2);
+    expect(windowAt(1).isDestroyed()).toBe(false);
+  });
+});
+
+describe('quit', () => {
+  it('holds the quit until the backend has closed, closes it once, then quits', async () => {
+    const { backend } = await started();
+    let finishClose: () => void = () => {};
+    backend.close.mockImplementation(() => new Promise<void>((resolve) => (finishClose = resolve)));
+
+    expect(fake.app.emitBeforeQuit()).toBe(true);
+    expect(fake.app.emitBeforeQuit()).toBe(true); // a second Quit while closing
+    await flush();
+    expect(backend.close).toHaveBeenCalledOnce();
+    expect(fake.app.quit).not.toHaveBeenCalled();
+
+    finishClose();
+    await flush();
+    expect(fake.app.quit).toHaveBeenCalledOnce();
+    expect(fake.app.emitBeforeQuit()).toBe(false); // the real quit now goes through
+    expect(backend.close).toHaveBeenCalledOnce();
+  });
+
+  it('quits anyway when the backend does not finish closing in time', async () => {
+    const { backend, log } = await started({ closeTimeoutMs: 20 });
+    backend.close.mockImplementation(() => new Promise<void>(() => {}));
+    fake.app.emitBeforeQuit();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(fake.app.quit).toHaveBeenCalledOnce();
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('did not finish'));
+  });
+
+  it('quits when the backend close fails', async () => {
+    const { backend, log } = await started();
+    backend.close.mockRejectedValue(new Error('service would not stop'));
+    fake.app.emitBeforeQuit();
+    await flush();
+    expect(fake.app.quit).toHaveBeenCalledOnce();
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('service would not stop'));
+  });
+});
