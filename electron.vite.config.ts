@@ -29,7 +29,8 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(root, 'renderer'),
-    plugins: [svelte()],
+    // The renderer root is renderer/, so the plugin would not find svelte.config.js on its own.
+    plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') })],
     build: {
       outDir: resolve(root, 'out/renderer'),
       rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },
