@@ -69,14 +69,18 @@ export interface AuthorizedPermissions {
 }
 
 /**
- * An API key. `key` is the secret; it is returned only to owners of the
- * key's organization (or robot, for GetRobotAPIKeys) and is what
- * fleet.auth.v1.AuthService/Authenticate takes as credentials payload.
+ * An API key. The secret is what fleet.auth.v1.AuthService/Authenticate
+ * takes as credentials payload. The service stores only a hash of it, so the
+ * secret is shown once, in the response that made it (CreateKey, RotateKey,
+ * CreateKeyFromExistingKeyAuthorizations), and never again.
  */
 export interface APIKey {
   /** The key id: the `entity` of Authenticate. */
   id: string;
-  /** The secret. Treat like a password. */
+  /**
+   * Always empty in listings (ListKeys, GetRobotAPIKeys): see above. Kept
+   * so that records match the spec's API key shape.
+   */
   key: string;
   name: string;
   createdOn?: Date | undefined;
@@ -177,7 +181,7 @@ export interface CreateKeyRequest {
 }
 
 export interface CreateKeyResponse {
-  /** The secret, shown this once in the response (and to owners via ListKeys). */
+  /** The secret, shown this once; store it now, it cannot be read back. */
   key: string;
   id: string;
 }
@@ -199,7 +203,7 @@ export interface RotateKeyRequest {
 
 export interface RotateKeyResponse {
   id: string;
-  /** The new secret. */
+  /** The new secret, shown this once. */
   key: string;
 }
 
@@ -233,6 +237,7 @@ export interface CreateKeyFromExistingKeyAuthorizationsRequest {
 }
 
 export interface CreateKeyFromExistingKeyAuthorizationsResponse {
+  /** The new key's secret, shown this once. */
   key: string;
   id: string;
 }

@@ -707,7 +707,8 @@ export const AppServiceService = {
   },
   /**
    * GetRobotAPIKeys lists the API keys holding an authorization on the
-   * machine itself, secrets included. Needs owner on the machine.
+   * machine itself, with their authorizations (never their secrets). Needs
+   * owner on the machine.
    */
   getRobotApiKeys: {
     path: "/fleet.app.v1.AppService/GetRobotAPIKeys" as const,
@@ -1762,7 +1763,8 @@ export interface AppServiceServer extends UntypedServiceImplementation {
   getRobot: handleUnaryCall<GetRobotRequest, GetRobotResponse>;
   /**
    * GetRobotAPIKeys lists the API keys holding an authorization on the
-   * machine itself, secrets included. Needs owner on the machine.
+   * machine itself, with their authorizations (never their secrets). Needs
+   * owner on the machine.
    */
   getRobotApiKeys: handleUnaryCall<GetRobotAPIKeysRequest, GetRobotAPIKeysResponse>;
   /**
@@ -2736,7 +2738,8 @@ export interface AppServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetRobotAPIKeys lists the API keys holding an authorization on the
-   * machine itself, secrets included. Needs owner on the machine.
+   * machine itself, with their authorizations (never their secrets). Needs
+   * owner on the machine.
    */
   getRobotApiKeys(
     request: GetRobotAPIKeysRequest,
