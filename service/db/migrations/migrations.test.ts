@@ -1,0 +1,185 @@
+// One block per schema step: it applies on top of the steps before it, its tables are STRICT and
+// have the columns the stores use, and its constraints refuse what they are there to refuse.
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrate, userVersion } from '../migrate';
+import { serviceMigrations } from '.';
+
+const open: Database.Database[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) db.close();
+});
+
+/** A database migrated up to and including `version`. */
+function migratedTo(version: number): Database.Database {
+  const db = new Database(':memory:');
+  open.push(db);
+  db.pragma('foreign_keys = ON');
+  migrate(db, serviceMigrations.slice(0, version));
+  return db;
+}
+
+function columns(db: Database.Database, table: string): Record<string, string> {
+  const rows = db.pragma(`table_xinfo(${table})`) as { name: string; type: string; notnull: number; pk: number }[];
+  return Object.fromEntries(rows.map((c) => [c.name, `${c.type}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ' PK' : ''}`]));
+}
+
+function isStrict(db: Database.Database, table: string): boolean {
+  return (db.pragma(`table_list(${table})`) as { strict: number }[])[0]?.strict === 1;
+}
+
+const NOW = '2025-01-01T00:00:00.000Z';
+const KEY = '11111111-1111-4111-8111-111111111111';
+const ORG = '22222222-2222-4222-8222-222222222222';
+
+it('numbers the steps 1, 2, 3… and applies them all', () => {
+  const db = migratedTo(serviceMigrations.length);
+  expect(serviceMigrations.map((m) => m.version)).toEqual(serviceMigrations.map((_, i) => i + 1));
+  expect(userVersion(db)).toBe(serviceMigrations.length);
+});
+
+describe('0001 token_signing_secret', () => {
+  it('creates one STRICT table', () => {
+    const db = migratedTo(1);
+    expect(isStrict(db, 'token_signing_secret')).toBe(true);
+    expect(columns(db, 'token_signing_secret')).toEqual({ id: 'INTEGER PK', secret: 'BLOB NOT NULL', created_at: 'TEXT NOT NULL' });
+  });
+
+  it('holds a single secret of at least 32 bytes', () => {
+    const db = migratedTo(1);
+    const insert = db.prepare('INSERT INTO token_signing_secret (id, secret, created_at) VALUES (?, ?, ?)');
+    expect(() => insert.run(1, Buffer.alloc(31), NOW)).toThrow(/CHECK/);
+    insert.run(1, Buffer.alloc(32), NOW);
+    expect(() => insert.run(2, Buffer.alloc(32), NOW)).toThrow(/CHECK/);
+    expect(() => insert.run(1, Buffer.alloc(32), NOW)).toThrow(/UNIQUE|PRIMARY/);
+    expect(() => insert.run(1, 'not a blob but text of more than 32 chars....', NOW)).toThrow();
+  });
+});
+
+describe('0002 api_keys', () => {
+  const insert = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare('INSERT INTO api_keys (id, name, hash_scheme, salt, hash, created_at, deleted_at) VALUES (@id, @name, @hash_scheme, @salt, @hash, @created_at, @deleted_at)')
+      .run({ id: KEY, name: 'k', hash_scheme: 'scrypt', salt: Buffer.alloc(16), hash: Buffer.alloc(32), created_at: NOW, deleted_at: null, ...overrides });
+
+  it('creates a STRICT table with the columns the key store uses', () => {
+    const db = migratedTo(2);
+    expect(isStrict(db, 'api_keys')).toBe(true);
+    expect(columns(db, 'api_keys')).toEqual({
+      id: 'TEXT NOT NULL PK',
+      name: 'TEXT NOT NULL',
+      hash_scheme: 'TEXT NOT NULL',
+      salt: 'BLOB NOT NULL',
+      hash: 'BLOB NOT NULL',
+      created_at: 'TEXT NOT NULL',
+      deleted_at: 'TEXT',
+    });
+  });
+
+  it('refuses ids that are no UUID, short salts and hashes, and deletion before creation', () => {
+    const db = migratedTo(2);
+    expect(() => insert(db, { id: 'short' })).toThrow(/CHECK/);
+    expect(() => insert(db, { salt: Buffer.alloc(8) })).toThrow(/CHECK/);
+    expect(() => insert(db, { hash: Buffer.alloc(16) })).toThrow(/CHECK/);
+    expect(() => insert(db, { hash_scheme: '' })).toThrow(/CHECK/);
+    expect(() => insert(db, { deleted_at: '2024-01-01T00:00:00.000Z' })).toThrow(/CHECK/);
+    expect(() => insert(db, { hash: 'text, not bytes, but long enough to pass the length check' })).toThrow(/cannot store TEXT value in BLOB column/);
+    insert(db);
+    expect(() => insert(db)).toThrow(/UNIQUE|PRIMARY/);
+  });
+});
+
+describe('0003 organizations', () => {
+  const insertOrg = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare('INSERT INTO organizations (id, name, created_on, public_namespace) VALUES (@id, @name, @created_on, @public_namespace)')
+      .run({ id: ORG, name: 'Acme', created_on: NOW, public_namespace: null, ...overrides });
+  const grant = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare(
+        `INSERT INTO authorizations (authorization_type, authorization_id, resource_type, resource_id, identity_id, identity_type, organization_id, role_id, created_at)
+         VALUES (@authorization_type, @authorization_id, @resource_type, @resource_id, @identity_id, @identity_type, @organization_id, @role_id, @created_at)`,
+      )
+      .run({
+        authorization_type: 'role',
+        authorization_id: 'organization_owner',
+        resource_type: 'organization',
+        resource_id: ORG,
+        identity_id: KEY,
+        identity_type: '',
+        organization_id: ORG,
+        role_id: 'owner',
+        created_at: NOW,
+        ...overrides,
+      });
+
+  it('creates STRICT tables with the columns the organization store uses, and the visibility index', () => {
+    const db = migratedTo(3);
+    expect(isStrict(db, 'organizations')).toBe(true);
+    expect(isStrict(db, 'authorizations')).toBe(true);
+    expect(columns(db, 'organizations')).toEqual({
+      id: 'TEXT NOT NULL PK',
+      name: 'TEXT NOT NULL',
+      created_on: 'TEXT NOT NULL',
+      public_namespace: 'TEXT',
+      region: 'TEXT NOT NULL',
+      cid: 'TEXT NOT NULL',
+    });
+    expect(columns(db, 'authorizations')).toEqual({
+      id: 'INTEGER PK',
+      authorization_type: 'TEXT NOT NULL',
+      authorization_id: 'TEXT NOT NULL',
+      resource_type: 'TEXT NOT NULL',
+      resource_id: 'TEXT NOT NULL',
+      identity_id: 'TEXT NOT NULL',
+      identity_type: 'TEXT NOT NULL',
+      organization_id: 'TEXT NOT NULL',
+      role_id: 'TEXT NOT NULL',
+      created_at: 'TEXT NOT NULL',
+    });
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT organization_id FROM authorizations WHERE identity_type = '' AND identity_id = ?")
+      .all(KEY) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join()).toMatch(/authorizations_by_identity/);
+  });
+
+  it('keeps organization names trimmed and 1 to 200 characters, and namespaces as PROTOCOL.md says, and unique', () => {
+    const db = migratedTo(3);
+    expect(() => insertOrg(db, { name: '' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { name: ' Acme' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { name: 'ü'.repeat(201) })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { public_namespace: 'Acme' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { public_namespace: 'acme_co' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { public_namespace: '' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { public_namespace: '-acme' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { public_namespace: 'acme-' })).toThrow(/CHECK/);
+    expect(() => insertOrg(db, { public_namespace: 'a'.repeat(64) })).toThrow(/CHECK/);
+    insertOrg(db, { name: 'ü'.repeat(200), public_namespace: `acme-co-2${'x'.repeat(54)}` });
+    expect(() => insertOrg(db, { id: ORG.replace('2222-4', '3333-4'), public_namespace: `acme-co-2${'x'.repeat(54)}` })).toThrow(/UNIQUE/);
+    expect(db.prepare('SELECT region, cid FROM organizations').get()).toEqual({ region: '', cid: '' });
+  });
+
+  it('keeps authorizations in the spec\'s shape', () => {
+    const db = migratedTo(3);
+    insertOrg(db);
+    expect(() => grant(db, { authorization_type: 'group' })).toThrow(/CHECK/);
+    expect(() => grant(db, { authorization_id: 'organization_operator' })).toThrow(/CHECK/);
+    expect(() => grant(db, { resource_type: 'fleet', authorization_id: 'fleet_owner' })).toThrow(/CHECK/);
+    expect(() => grant(db, { role_id: 'admin', authorization_id: 'organization_admin' })).toThrow(/CHECK/);
+    expect(() => grant(db, { identity_type: 'robot' })).toThrow(/CHECK/);
+    expect(() => grant(db, { identity_id: '' })).toThrow(/CHECK/);
+    expect(() => grant(db, { resource_id: 'some-other-org' })).toThrow(/CHECK/);
+    grant(db);
+    expect(() => grant(db)).toThrow(/UNIQUE/);
+    grant(db, { resource_type: 'location', resource_id: 'loc-1', authorization_id: 'location_operator', role_id: 'operator', identity_type: 'user', identity_id: 'user-1' });
+  });
+
+  it('ties authorizations to an existing organization and drops them with it', () => {
+    const db = migratedTo(3);
+    expect(() => grant(db)).toThrow(/FOREIGN KEY/);
+    insertOrg(db);
+    grant(db);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    expect(db.prepare('SELECT count(*) AS n FROM authorizations').get()).toEqual({ n: 0 });
+  });
+});

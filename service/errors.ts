@@ -1,0 +1,88 @@
+import { Metadata, status, type StatusObject } from '@grpc/grpc-js';
+
+/** Trailing metadata key carrying a machine-readable UPPER_SNAKE reason for every error. */
+export const ERROR_REASON_KEY = 'fleet-error-reason';
+/** Trailing metadata key naming the offending request field (proto field path) on INVALID_ARGUMENT. */
+export const ERROR_FIELD_KEY = 'fleet-error-field';
+
+/**
+ * Every `fleet-error-reason` this service sends, in one place so the names can be checked against
+ * docs/PROTOCOL.md at a glance.
+ */
+export const Reason = {
+  /** INVALID_ARGUMENT: a required field is empty. */
+  REQUIRED_FIELD_MISSING: 'REQUIRED_FIELD_MISSING',
+  /** INVALID_ARGUMENT: a field is longer than allowed. */
+  FIELD_TOO_LONG: 'FIELD_TOO_LONG',
+  /** INVALID_ARGUMENT: a field holds something it must not (control characters, …). */
+  FIELD_INVALID: 'FIELD_INVALID',
+  /** INVALID_ARGUMENT: Authenticate with a credentials type other than `api-key`. */
+  UNSUPPORTED_CREDENTIALS_TYPE: 'UNSUPPORTED_CREDENTIALS_TYPE',
+  /** UNAUTHENTICATED: Authenticate with an unknown key id, a deleted key or a wrong secret (one reason for all three). */
+  INVALID_API_KEY: 'INVALID_API_KEY',
+  /** UNAUTHENTICATED: no `authorization` metadata. */
+  ACCESS_TOKEN_MISSING: 'ACCESS_TOKEN_MISSING',
+  /** UNAUTHENTICATED: `authorization` is not `Bearer <token>`, or the token is not a JWT. */
+  ACCESS_TOKEN_MALFORMED: 'ACCESS_TOKEN_MALFORMED',
+  /** UNAUTHENTICATED: a well-formed token this service did not issue (signature, issuer, algorithm, claims). */
+  ACCESS_TOKEN_INVALID: 'ACCESS_TOKEN_INVALID',
+  /** UNAUTHENTICATED: the token's lifetime is over. */
+  ACCESS_TOKEN_EXPIRED: 'ACCESS_TOKEN_EXPIRED',
+  /** UNAUTHENTICATED: the token's key was deleted after the token was issued. */
+  API_KEY_DELETED: 'API_KEY_DELETED',
+  /** NOT_FOUND: no such organization, or none the caller holds an authorization in. */
+  ORGANIZATION_NOT_FOUND: 'ORGANIZATION_NOT_FOUND',
+  /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */
+  NOT_IMPLEMENTED: 'NOT_IMPLEMENTED',
+  /** INTERNAL: anything unexpected; the details are in the service log. */
+  INTERNAL: 'INTERNAL',
+} as const;
+
+/** A `fleet-error-reason` value. */
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+/** An expected failure: thrown by handlers and the auth guard, sent to the caller as it is. */
+export class FleetError extends Error {
+  /**
+   * @param code the gRPC status
+   * @param reason UPPER_SNAKE reason for programs, sent as `fleet-error-reason`
+   * @param message the status message, for people
+   * @param field the request field at fault (for INVALID_ARGUMENT), sent as `fleet-error-field`
+   */
+  constructor(
+    readonly code: status,
+    readonly reason: Reason,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'FleetError';
+  }
+}
+
+/** INVALID_ARGUMENT naming the request field at fault. */
+export function invalidArgument(field: string, reason: Reason, message: string): FleetError {
+  return new FleetError(status.INVALID_ARGUMENT, reason, message, field);
+}
+
+/** Where unexpected errors are reported; they never reach the caller beyond a generic message. */
+export type ErrorLog = (message: string) => void;
+
+/**
+ * The status to send for anything a handler threw. A FleetError goes out as it is; anything else
+ * is a bug or an outage, so the caller gets INTERNAL with a generic message and the details go to
+ * the log, where they cannot leak internals to a caller.
+ */
+export function toStatus(error: unknown, method: string, log: ErrorLog): StatusObject {
+  let e: FleetError;
+  if (error instanceof FleetError) {
+    e = error;
+  } else {
+    log(`${method} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    e = new FleetError(status.INTERNAL, Reason.INTERNAL, 'The service failed to handle this call; details are in the service log.');
+  }
+  const metadata = new Metadata();
+  metadata.set(ERROR_REASON_KEY, e.reason);
+  if (e.field !== undefined) metadata.set(ERROR_FIELD_KEY, e.field);
+  return { code: e.code, details: e.message, metadata };
+}

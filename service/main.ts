@@ -1,0 +1,100 @@
+// The fleet service as a program: `tsx service/main.ts` in development, out/main/service.js when
+// bundled and forked by the desktop app. stdout carries exactly one line, the JSON that says where
+// the service listens and with which credentials; everything else goes to stderr.
+import { parseArgs } from 'node:util';
+import { credentialsJson } from './bootstrap';
+import { startService, type RunningService, type ServiceOptions } from './server';
+
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo] [--token-ttl SECONDS]
+
+  --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
+  --data-dir DIR         database and bootstrap credentials; created if missing
+  --demo                 set a new data dir up with a demo fleet
+  --token-ttl SECONDS    lifetime of access tokens (default 3600)
+
+When ready, prints one JSON line on stdout:
+  {"address":"HOST:PORT","org_id":"…","api_key_id":"…","api_key":"…"}
+A second instance may share a data dir (SQLite WAL with a busy timeout), though one is the norm.`;
+
+class UsageError extends Error {}
+
+function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        listen: { type: 'string' },
+        'data-dir': { type: 'string' },
+        demo: { type: 'boolean', default: false },
+        'token-ttl': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  if (values.help) return 'help';
+  const { listen, 'data-dir': dataDir, 'token-ttl': ttlText } = values;
+  if (listen === undefined) throw new UsageError('--listen is required');
+  const port = /^(?:\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(listen)?.[1];
+  if (port === undefined || Number(port) > 65535) throw new UsageError(`--listen must be HOST:PORT with a port from 0 to 65535, not "${listen}"`);
+  if (dataDir === undefined || dataDir === '') throw new UsageError('--data-dir is required');
+  let tokenTtlSeconds: number | undefined;
+  if (ttlText !== undefined) {
+    tokenTtlSeconds = /^\d+$/.test(ttlText) ? Number(ttlText) : NaN;
+    if (!Number.isSafeInteger(tokenTtlSeconds) || tokenTtlSeconds <= 0) throw new UsageError(`--token-ttl must be a positive whole number of seconds, not "${ttlText}"`);
+  }
+  return { listen, dataDir, demo: values.demo, tokenTtlSeconds };
+}
+
+function fail(message: string): void {
+  process.stderr.write(`[fleet-service] ${message}\n`);
+}
+
+/** Stop on SIGTERM/SIGINT, and when a parent that forked us goes away, so no orphan keeps the port and database. */
+function stopOnSignals(service: RunningService): void {
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    fail(`${why}: shutting down`);
+    service.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        fail(`shutdown failed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  if (process.send !== undefined) process.on('disconnect', () => stop('parent process disconnected'));
+}
+
+async function main(): Promise<void> {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    fail(e.message);
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const service = await startService(options);
+  stopOnSignals(service);
+  process.stdout.write(`${JSON.stringify({ address: service.address, ...credentialsJson(service.bootstrap) })}\n`);
+}
+
+main().catch((e: unknown) => {
+  fail(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

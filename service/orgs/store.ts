@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';
+import type { Identity } from '../auth/guard';
+
+/** A role, as the spec names them. */
+export type Role = 'owner' | 'operator';
+/** What an authorization is granted on. */
+export type ResourceType = 'organization' | 'location' | 'robot';
+
+/** Optional fields of a new organization; the service's own API sets none of them yet (the demo fleet does). */
+export interface NewOrganizationExtras {
+  readonly publicNamespace?: string;
+  readonly region?: string;
+  readonly cid?: string;
+}
+
+interface OrgRow {
+  id: string;
+  name: string;
+  created_on: string;
+  public_namespace: string | null;
+  region: string;
+  cid: string;
+}
+
+const COLUMNS = 'o.id, o.name, o.created_on, o.public_namespace, o.region, o.cid';
+
+function toOrganization(row: OrgRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    createdOn: new Date(row.created_on),
+    publicNamespace: row.public_namespace ?? '',
+    region: row.region,
+    cid: row.cid,
+    defaultFragments: [],
+  };
+}
+
+/**
+ * Organizations and who may see them. Visibility follows authorizations: an identity sees an
+ * organization when it holds any authorization in it (on the organization itself or on one of
+ * its locations or robots).
+ */
+export class OrgStore {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Create an organization and make `owner` its organization owner, in one transaction. */
+  create(name: string, owner: Identity, extras: NewOrganizationExtras = {}, now: Date = new Date()): Organization {
+    const id = randomUUID();
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO organizations (id, name, created_on, public_namespace, region, cid) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(id, name, now.toISOString(), extras.publicNamespace ?? null, extras.region ?? '', extras.cid ?? '');
+      this.grant(owner, { organizationId: id, resourceType: 'organization', resourceId: id, role: 'owner' }, now);
+    })();
+    return toOrganization(this.db.prepare(`SELECT ${COLUMNS} FROM organizations o WHERE o.id = ?`).get(id) as OrgRow);
+  }
+
+  /** Give `identity` a role on a resource of an organization. Granting a role it already holds changes nothing. */
+  grant(
+    identity: Identity,
+    on: { readonly organizationId: string; readonly resourceType: ResourceType; readonly resourceId: string; readonly role: Role },
+    now: Date = new Date(),
+  ): void {
+    this.db
+      .prepare(
+        `INSERT INTO authorizations
+           (authorization_type, authorization_id, resource_type, resource_id, identity_id, identity_type, organization_id, role_id, created_at)
+         VALUES ('role', ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+      )
+      .run(`${on.resourceType}_${on.role}`, on.resourceType, on.resourceId, identity.id, identity.type, on.organizationId, on.role, now.toISOString());
+  }
+
+  /** The organizations `identity` holds an authorization in, by name. */
+  listVisibleTo(identity: Identity): Organization[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ${COLUMNS} FROM organizations o
+         WHERE o.id IN (SELECT organization_id FROM authorizations WHERE identity_type = ? AND identity_id = ?)
+         ORDER BY o.name COLLATE NOCASE, o.name, o.id`,
+      )
+      .all(identity.type, identity.id) as OrgRow[];
+    return rows.map(toOrganization);
+  }
+
+  /** Organization `id` if `identity` holds an authorization in it; undefined whether it does not exist or is not visible. */
+  getVisibleTo(identity: Identity, id: string): Organization | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT ${COLUMNS} FROM organizations o
+         WHERE o.id = ? AND EXISTS (SELECT 1 FROM authorizations a WHERE a.organization_id = o.id AND a.identity_type = ? AND a.identity_id = ?)`,
+      )
+      .get(id, identity.type, identity.id) as OrgRow | undefined;
+    return row === undefined ? undefined : toOrganization(row);
+  }
+}

@@ -1,0 +1,138 @@
+// Registration of a generated service definition on the server. Every method of the definition is
+// registered, implemented or not, and every one of them goes through the auth guard here unless
+// it is explicitly listed as public: authentication is never left to individual handlers.
+import {
+  status,
+  type handleBidiStreamingCall,
+  type handleClientStreamingCall,
+  type handleServerStreamingCall,
+  type handleUnaryCall,
+  type Metadata,
+  type Server,
+  type ServiceDefinition,
+  type UntypedHandleCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import type { Caller, Guard } from './auth/guard';
+import { FleetError, Reason, toStatus, type ErrorLog } from './errors';
+
+/** What a public handler knows about its call. */
+export interface CallInfo {
+  /** The call's method, as `Service/Method`. */
+  readonly method: string;
+}
+
+/** What an authenticated handler knows about its call. */
+export interface CallContext extends CallInfo {
+  readonly caller: Caller;
+}
+
+/** A unary handler: resolve with the response or throw (a FleetError for expected failures). */
+export type UnaryHandler<Req, Res, Ctx> = (request: Req, context: Ctx) => Promise<Res>;
+
+interface UnaryShape<Req, Res> {
+  readonly requestStream: false;
+  readonly responseStream: false;
+  readonly requestDeserialize: (bytes: Buffer) => Req;
+  readonly responseSerialize: (value: Res) => Buffer;
+}
+
+type UnaryMethodNames<D> = { [K in keyof D]: D[K] extends UnaryShape<unknown, never> ? K : never }[keyof D];
+
+/** Handlers for some of the unary methods of generated service definition `D`, typed by each method's messages. */
+export type UnaryHandlers<D, Ctx> = {
+  readonly [K in UnaryMethodNames<D>]?: D[K] extends UnaryShape<infer Req, infer Res> ? UnaryHandler<Req, Res, Ctx> : never;
+};
+
+/** The handlers of one service: `public` ones run without a token; `authenticated` ones only after the guard let the call in. */
+export interface ServiceHandlers<D> {
+  readonly public?: UnaryHandlers<D, CallInfo>;
+  readonly authenticated?: UnaryHandlers<D, CallContext>;
+}
+
+/** `/fleet.app.v1.AppService/GetLocation` → `AppService/GetLocation`, as people read it. */
+export function methodLabel(path: string): string {
+  const [service = '', method = ''] = path.replace(/^\//, '').split('/');
+  return `${service.slice(service.lastIndexOf('.') + 1)}/${method}`;
+}
+
+/** A handler with its message types erased, as stored by method name. */
+type ErasedHandlers<Ctx> = Readonly<Record<string, UnaryHandler<unknown, unknown, Ctx> | undefined>>;
+
+/**
+ * Add every method of `definition` to `server`. A method with a handler runs it; any other
+ * method answers UNIMPLEMENTED, whatever its streaming kind, once the caller is authenticated
+ * (so an unauthenticated client learns nothing about what is implemented).
+ * Throws if a handler names no method of the definition, or a method is both public and authenticated.
+ */
+export function addService<D extends ServiceDefinition>(server: Server, definition: D, handlers: NoInfer<ServiceHandlers<D>>, guard: Guard, log: ErrorLog): void {
+  // The generated definition deserializes each method's request into the type its handler expects.
+  const publicHandlers = (handlers.public ?? {}) as ErasedHandlers<CallInfo>;
+  const authHandlers = (handlers.authenticated ?? {}) as ErasedHandlers<CallContext>;
+  for (const name of [...Object.keys(publicHandlers), ...Object.keys(authHandlers)]) {
+    if (!(name in definition)) throw new Error(`a handler is given for "${name}", which the service definition does not have`);
+    if (name in publicHandlers && name in authHandlers) throw new Error(`"${name}" is given both a public and an authenticated handler`);
+  }
+
+  const implementation: UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const label = methodLabel(method.path);
+    const publicHandler = publicHandlers[name];
+    const authHandler = authHandlers[name];
+    if (publicHandler !== undefined) {
+      implementation[name] = unary(label, log, async (request) => publicHandler(request, { method: label }));
+    } else if (authHandler !== undefined) {
+      implementation[name] = unary(label, log, async (request, metadata) => {
+        const caller = await guard(metadata);
+        return authHandler(request, { method: label, caller });
+      });
+    } else {
+      implementation[name] = unimplemented(label, method.requestStream, method.responseStream, guard, log);
+    }
+  }
+  server.addService(definition, implementation);
+}
+
+function unary(
+  label: string,
+  log: ErrorLog,
+  run: (request: unknown, metadata: Metadata) => Promise<unknown>,
+): handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    // Even a handler that throws synchronously must end in a status, never an unhandled rejection.
+    Promise.resolve()
+      .then(() => run(call.request, call.metadata))
+      .then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(toStatus(error, label, log)),
+      );
+  };
+}
+
+function notImplemented(label: string): FleetError {
+  return new FleetError(status.UNIMPLEMENTED, Reason.NOT_IMPLEMENTED, `${label} is not implemented by this service yet`);
+}
+
+/** A handler of the method's own streaming kind that authenticates, then answers UNIMPLEMENTED. */
+function unimplemented(label: string, requestStream: boolean, responseStream: boolean, guard: Guard, log: ErrorLog): UntypedHandleCall {
+  const fail = (metadata: Metadata) =>
+    guard(metadata).then(
+      () => toStatus(notImplemented(label), label, log),
+      (error: unknown) => toStatus(error, label, log),
+    );
+  if (!requestStream && !responseStream) {
+    const handler: handleUnaryCall<unknown, unknown> = (call, callback) => void fail(call.metadata).then((s) => callback(s));
+    return handler;
+  }
+  if (requestStream && !responseStream) {
+    const handler: handleClientStreamingCall<unknown, unknown> = (call, callback) => void fail(call.metadata).then((s) => callback(s));
+    return handler;
+  }
+  if (!requestStream) {
+    // A writable call ends with the status of the error it is given.
+    const handler: handleServerStreamingCall<unknown, unknown> = (call) => void fail(call.metadata).then((s) => call.emit('error', s));
+    return handler;
+  }
+  const handler: handleBidiStreamingCall<unknown, unknown> = (call) => void fail(call.metadata).then((s) => call.emit('error', s));
+  return handler;
+}

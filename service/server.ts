@@ -1,0 +1,120 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type Database from 'better-sqlite3';
+import { AppServiceService } from '../proto/gen/fleet/app/v1/app';
+import { AuthServiceService } from '../proto/gen/fleet/auth/v1/auth';
+import { MLTrainingServiceService } from '../proto/gen/fleet/mltraining/v1/ml_training';
+import { createGuard } from './auth/guard';
+import { createAuthHandlers } from './auth/handlers';
+import { ApiKeyStore } from './auth/keys';
+import { DEFAULT_TOKEN_TTL_SECONDS, loadSigningSecret, TokenService } from './auth/tokens';
+import { ensureBootstrap, type BootstrapCredentials } from './bootstrap';
+import { migrate } from './db/migrate';
+import { serviceMigrations } from './db/migrations';
+import { openDatabase } from './db/open';
+import { createOrgHandlers } from './orgs/handlers';
+import { OrgStore } from './orgs/store';
+import { addService } from './rpc';
+
+export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
+
+/** The service's SQLite database, inside the data dir. */
+export const DATABASE_FILE = 'fleet.db';
+/** How long close() lets calls in flight finish before cutting them off. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/** How to run the service. */
+export interface ServiceOptions {
+  /** `host:port` to listen on; port 0 takes a free port (see {@link RunningService.address}). */
+  readonly listen: string;
+  /** Where the database and the bootstrap credentials live; created (mode 0700) if missing. */
+  readonly dataDir: string;
+  /** Set a new data dir up with the demo fleet instead of a single organization. Ignored for a data dir already set up. */
+  readonly demo?: boolean;
+  /** Lifetime of access tokens, in whole seconds; default {@link DEFAULT_TOKEN_TTL_SECONDS}. */
+  readonly tokenTtlSeconds?: number;
+  /** How long close() waits for calls in flight; default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
+  readonly shutdownTimeoutMs?: number;
+  /** Where log lines go; default stderr. Never given keys or tokens. */
+  readonly log?: (line: string) => void;
+}
+
+/** A service that is serving. */
+export interface RunningService {
+  /** The bound `host:port`, with the real port. */
+  readonly address: string;
+  /** The data dir's organization and owner API key. */
+  readonly bootstrap: BootstrapCredentials;
+  /** Stop serving (letting calls in flight finish, up to the shutdown timeout) and close the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+function stderrLog(line: string): void {
+  process.stderr.write(`[fleet-service] ${line}\n`);
+}
+
+/**
+ * Start the fleet service: open (and migrate) the data dir's database, set the data dir up if it
+ * is new, and serve AuthService and AppService (plus every other generated service) on `listen`.
+ * Resolves once the port is bound. Rejects, having released everything, if any of that fails.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const log = options.log ?? stderrLog;
+  const ttl = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
+  if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new Error(`tokenTtlSeconds must be a positive whole number of seconds, not ${ttl}`);
+
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(join(options.dataDir, DATABASE_FILE));
+  const server = new Server();
+  try {
+    const { from, to } = migrate(db, serviceMigrations);
+    if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
+    const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, log });
+    register(server, db, ttl, log);
+    const port = await bind(server, options.listen);
+    const address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
+    log(`serving on ${address} (data dir ${options.dataDir})`);
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= shutdown(server, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS).then(() => {
+        db.close();
+        log('stopped');
+      }));
+    return { address, bootstrap, close };
+  } catch (e) {
+    server.forceShutdown();
+    db.close();
+    throw e;
+  }
+}
+
+/** Every service of the wire contract. A service without handlers still answers, UNIMPLEMENTED, after authentication. */
+function register(server: Server, db: Database.Database, ttl: number, log: (line: string) => void): void {
+  const keys = new ApiKeyStore(db);
+  const tokens = new TokenService(loadSigningSecret(db), ttl);
+  const guard = createGuard(tokens, keys);
+  addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
+  addService(server, AppServiceService, { authenticated: createOrgHandlers(new OrgStore(db)) }, guard, log);
+  addService(server, MLTrainingServiceService, {}, guard, log);
+}
+
+function bind(server: Server, listen: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(listen, ServerCredentials.createInsecure(), (error, port) => (error ? reject(new Error(`cannot listen on ${listen}: ${error.message}`, { cause: error })) : resolve(port)));
+  });
+}
+
+function shutdown(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, timeoutMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,194 @@
+// The CLI as the desktop app and people run it: a child process, one JSON line on stdout.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials } from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
+import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
+import { DEMO_ORGANIZATIONS } from '../../service/demo';
+import { CREDENTIALS_FILE } from '../../service/server';
+import { bearer, call, tempDir } from './helpers';
+
+const root = join(import.meta.dirname, '..', '..');
+// Where a bad-flags run would put its data if it wrongly started: not the repo.
+const nowhere = join(tmpdir(), 'fleet-cli-test-never-created');
+
+interface Ready {
+  address: string;
+  org_id: string;
+  api_key_id: string;
+  api_key: string;
+}
+
+interface Cli {
+  readonly child: ChildProcess;
+  /** Everything written so far. */
+  readonly out: { stdout: string; stderr: string };
+  /** The first stdout line, parsed; rejects if the process exits first. */
+  readonly ready: Promise<Ready>;
+  readonly exited: Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+const dirs: (() => void)[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const remove of dirs.splice(0)) remove();
+});
+
+function newDataDir(): string {
+  const dir = tempDir('fleet-cli-test-');
+  dirs.push(dir.remove);
+  return join(dir.path, 'data');
+}
+
+function cli(...args: string[]): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  const out = { stdout: '', stderr: '' };
+  // 'close', not 'exit': by then stdout and stderr are drained.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const ready = new Promise<Ready>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out.stdout += chunk.toString('utf8');
+      const newline = out.stdout.indexOf('\n');
+      if (newline >= 0) resolve(JSON.parse(out.stdout.slice(0, newline)) as Ready);
+    });
+    void exited.then((code) => reject(new Error(`the service exited (${code}) before it was ready:\n${out.stderr}`)));
+  });
+  child.stderr?.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
+  // Tests of bad flags never await `ready`; its rejection is expected there.
+  ready.catch(() => undefined);
+  return { child, out, ready, exited };
+}
+
+async function orgsVia(ready: Ready): Promise<{ id: string; name: string }[]> {
+  const auth = new AuthServiceClient(ready.address, credentials.createInsecure());
+  const app = new AppServiceClient(ready.address, credentials.createInsecure());
+  try {
+    const { accessToken } = await call(auth.authenticate.bind(auth), { entity: ready.api_key_id, credentials: { type: 'api-key', payload: ready.api_key } });
+    return (await call(app.listOrganizations.bind(app), {}, bearer(accessToken))).organizations;
+  } finally {
+    auth.close();
+    app.close();
+  }
+}
+
+async function stop(c: Cli): Promise<number | null> {
+  c.child.kill('SIGTERM');
+  return c.exited;
+}
+
+describe('service/main.ts', () => {
+  it('prints exactly one JSON line, serves on it, keeps secrets off stderr, and exits 0 on SIGTERM', async () => {
+    const dataDir = newDataDir();
+    const c = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    const ready = await c.ready;
+    expect(Object.keys(ready).sort()).toEqual(['address', 'api_key', 'api_key_id', 'org_id']);
+    expect(ready.address).toMatch(/^127\.0\.0\.1:[1-9]\d*$/);
+
+    const orgs = await orgsVia(ready);
+    expect(orgs.map((o) => o.id)).toEqual([ready.org_id]);
+
+    expect(await stop(c)).toBe(0);
+    expect(c.out.stdout).toBe(`${JSON.stringify(ready)}\n`);
+    expect(c.out.stderr).not.toContain(ready.api_key);
+    expect(c.out.stderr).toContain('stopped');
+  });
+
+  it('creates the data dir 0700 and the credentials file 0600, holding the printed credentials', async () => {
+    const dataDir = newDataDir();
+    const c = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    const ready = await c.ready;
+    const file = join(dataDir, CREDENTIALS_FILE);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ org_id: ready.org_id, api_key_id: ready.api_key_id, api_key: ready.api_key });
+    expect(await stop(c)).toBe(0);
+  });
+
+  it('prints the same credentials for a reused data dir, also while another instance runs on it', async () => {
+    const dataDir = newDataDir();
+    const first = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    const a = await first.ready;
+    const second = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    const b = await second.ready;
+    expect({ ...b, address: '' }).toEqual({ ...a, address: '' });
+    expect(b.address).not.toBe(a.address);
+    expect(await orgsVia(b)).toEqual(await orgsVia(a));
+    expect(await stop(first)).toBe(0);
+    expect(await stop(second)).toBe(0);
+
+    const third = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    expect({ ...(await third.ready), address: '' }).toEqual({ ...a, address: '' });
+    expect(await stop(third)).toBe(0);
+  });
+
+  it('fills a new data dir with the demo fleet with --demo, printing its first organization', async () => {
+    const c = cli('--listen', '127.0.0.1:0', '--data-dir', newDataDir(), '--demo');
+    const ready = await c.ready;
+    const orgs = await orgsVia(ready);
+    expect(orgs.map((o) => o.name).sort()).toEqual(DEMO_ORGANIZATIONS.map((o) => o.name).sort());
+    expect(orgs.length).toBeGreaterThanOrEqual(3);
+    expect(orgs.find((o) => o.id === ready.org_id)?.name).toBe(DEMO_ORGANIZATIONS[0]?.name);
+    expect(await stop(c)).toBe(0);
+  });
+
+  it('issues tokens with the --token-ttl lifetime', async () => {
+    const c = cli('--listen', '127.0.0.1:0', '--data-dir', newDataDir(), '--token-ttl', '7');
+    const ready = await c.ready;
+    const auth = new AuthServiceClient(ready.address, credentials.createInsecure());
+    const { accessToken } = await call(auth.authenticate.bind(auth), { entity: ready.api_key_id, credentials: { type: 'api-key', payload: ready.api_key } });
+    auth.close();
+    const claims = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat: number; exp: number };
+    expect(claims.exp - claims.iat).toBe(7);
+    expect(await stop(c)).toBe(0);
+    expect(c.out.stderr).not.toContain(accessToken);
+  });
+
+  it('stops, exiting 0, when forked by a parent that then disconnects, as the desktop app forks it', async () => {
+    const child = fork(join(root, 'service/main.ts'), ['--listen', '127.0.0.1:0', '--data-dir', newDataDir()], {
+      cwd: root,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    running.push(child);
+    // Not 'close': Node does not emit it for a child whose IPC channel the parent disconnected.
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const stderrEnded = new Promise((resolve) => child.stderr?.on('end', resolve));
+    const line = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')));
+      });
+      void exited.then(() => reject(new Error(`exited before it was ready:\n${stderr}`)));
+    });
+    expect(await orgsVia(JSON.parse(line) as Ready)).toHaveLength(1);
+    child.disconnect();
+    expect(await exited).toBe(0);
+    await stderrEnded;
+    expect(stderr).toMatch(/parent process disconnected: shutting down/);
+  });
+
+  it.each([
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--bogus'], /bogus/],
+    [['--listen', '127.0.0.1:0'], /--data-dir is required/],
+    [['--data-dir', nowhere], /--listen is required/],
+    [['--listen', '127.0.0.1', '--data-dir', nowhere], /--listen must be HOST:PORT/],
+    [['--listen', '127.0.0.1:70000', '--data-dir', nowhere], /--listen must be HOST:PORT/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--token-ttl', '0'], /--token-ttl must be a positive/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, 'stray'], /positional/],
+  ])('refuses %j with usage on stderr and exit code 2', async (args, why) => {
+    const c = cli(...args);
+    expect(await c.exited).toBe(2);
+    expect(c.out.stdout).toBe('');
+    expect(c.out.stderr).toMatch(why);
+    expect(c.out.stderr).toContain('usage: fleet-service');
+    expect(existsSync(nowhere)).toBe(false);
+  });
+});

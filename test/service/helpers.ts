@@ -1,0 +1,167 @@
+// Shared by the service tests: a real service on a real socket, with a temp data dir, and the
+// generated clients talking to it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, credentials, Metadata, type CallOptions, type ServiceError, type status } from '@grpc/grpc-js';
+import type Database from 'better-sqlite3';
+import { expect } from 'vitest';
+import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
+import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
+import { ApiKeyStore, prepareApiKey } from '../../service/auth/keys';
+import { openDatabase } from '../../service/db/open';
+import { ERROR_FIELD_KEY, ERROR_REASON_KEY } from '../../service/errors';
+import { OrgStore } from '../../service/orgs/store';
+import { DATABASE_FILE, startService, type RunningService, type ServiceOptions } from '../../service/server';
+
+/** A fresh temp directory; removed by the returned function. */
+export function tempDir(prefix = 'fleet-service-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A service running in this process, its clients, and what tests need to poke at it. */
+export interface TestService {
+  readonly service: RunningService;
+  readonly dataDir: string;
+  readonly auth: AuthServiceClient;
+  readonly app: AppServiceClient;
+  /** The service's log lines so far. */
+  readonly logs: string[];
+  /** A second connection to the service's database, as another process would have. */
+  db(): Database.Database;
+  /** Stop the service, close the clients and the database, and remove the data dir. */
+  stop(): Promise<void>;
+}
+
+/** Start the service on 127.0.0.1:0 with a new temp data dir. */
+export async function startTestService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
+  const dir = tempDir();
+  const logs: string[] = [];
+  const service = await startService({ listen: '127.0.0.1:0', dataDir: dir.path, log: (line) => logs.push(line), ...options });
+  const auth = new AuthServiceClient(service.address, credentials.createInsecure());
+  const app = new AppServiceClient(service.address, credentials.createInsecure());
+  let db: Database.Database | undefined;
+  return {
+    service,
+    dataDir: dir.path,
+    auth,
+    app,
+    logs,
+    db: () => (db ??= openDatabase(join(dir.path, DATABASE_FILE))),
+    stop: async () => {
+      auth.close();
+      app.close();
+      db?.close();
+      await service.close();
+      dir.remove();
+    },
+  };
+}
+
+type Callback<Res> = (error: ServiceError | null, response: Res) => void;
+
+/**
+ * Call a generated client's unary method (bound to its client) and await its answer. Typed by the
+ * method's last overload, the one with call options, because that is the one TypeScript infers from.
+ */
+export function call<Req, Res>(
+  method: (request: Req, metadata: Metadata, options: Partial<CallOptions>, callback: Callback<Res>) => unknown,
+  request: Req,
+  metadata: Metadata = new Metadata(),
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method(request, metadata, {}, (error, response) => (error ? reject(error) : resolve(response)));
+  });
+}
+
+/** Metadata carrying `authorization: Bearer <token>`. */
+export function bearer(token: string): Metadata {
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
+/** An access token for key `keyId`/`secret` from the service's Authenticate. */
+export async function tokenFor(t: TestService, keyId: string, secret: string): Promise<string> {
+  const response = await call(t.auth.authenticate.bind(t.auth), { entity: keyId, credentials: { type: 'api-key', payload: secret } });
+  expect(response.accessToken).not.toBe('');
+  return response.accessToken;
+}
+
+/** Metadata with a token of the bootstrap key. */
+export async function ownerMetadata(t: TestService): Promise<Metadata> {
+  return bearer(await tokenFor(t, t.service.bootstrap.apiKeyId, t.service.bootstrap.apiKey));
+}
+
+/** A new API key with an organization of its own, created straight in the database (no CreateKey yet). */
+export async function createKeyWithOrg(t: TestService, orgName: string): Promise<{ keyId: string; secret: string; orgId: string }> {
+  const key = await prepareApiKey('test');
+  new ApiKeyStore(t.db()).insert(key);
+  const org = new OrgStore(t.db()).create(orgName, { type: '', id: key.id });
+  return { keyId: key.id, secret: key.secret, orgId: org.id };
+}
+
+/** What a failed call must look like. */
+export interface ExpectedError {
+  readonly code: status;
+  readonly reason?: string;
+  readonly field?: string;
+  /** A substring or pattern of the status message. */
+  readonly message?: string | RegExp;
+}
+
+/** Await a call that must fail, and check its status, message and error metadata. */
+export async function expectError(promise: Promise<unknown>, expected: ExpectedError): Promise<ServiceError> {
+  const error = await promise.then(
+    (response: unknown) => {
+      throw new Error(`expected the call to fail with status ${expected.code}, but it answered ${JSON.stringify(response)}`);
+    },
+    (e: unknown) => e as ServiceError,
+  );
+  expect({ code: error.code, details: error.details }).toMatchObject({ code: expected.code });
+  if (expected.message !== undefined) expect(error.details).toMatch(expected.message);
+  if (expected.reason !== undefined) expect(error.metadata.get(ERROR_REASON_KEY)).toEqual([expected.reason]);
+  if (expected.field !== undefined) expect(error.metadata.get(ERROR_FIELD_KEY)).toEqual([expected.field]);
+  return error;
+}
+
+/** The parts of a method definition that say how to call it. */
+export interface MethodShape {
+  readonly path: string;
+  readonly requestStream: boolean;
+  readonly responseStream: boolean;
+}
+
+const raw = (bytes: Buffer): Buffer => bytes;
+
+/**
+ * Call any method, whatever its streaming kind, with empty messages (a valid encoding of every
+ * protobuf message), through an untyped client. Resolves when the call ends OK, rejects with its
+ * status otherwise.
+ */
+export function callAnyKind(client: Client, method: MethodShape, metadata: Metadata = new Metadata()): Promise<void> {
+  const empty = Buffer.alloc(0);
+  return new Promise((resolve, reject) => {
+    const done = (error: ServiceError | null) => (error ? reject(error) : resolve());
+    if (!method.requestStream && !method.responseStream) {
+      client.makeUnaryRequest(method.path, raw, raw, empty, metadata, done);
+    } else if (method.requestStream && !method.responseStream) {
+      client.makeClientStreamRequest(method.path, raw, raw, metadata, done).end();
+    } else {
+      const stream = method.requestStream
+        ? client.makeBidiStreamRequest(method.path, raw, raw, metadata).end()
+        : client.makeServerStreamRequest(method.path, raw, raw, empty, metadata);
+      stream.on('data', () => undefined);
+      stream.on('error', reject);
+      stream.on('status', (s: { code: number }) => {
+        if (s.code === 0) resolve();
+      });
+    }
+  });
+}
+
+/** An untyped client for `address`, for {@link callAnyKind}. */
+export function rawClient(address: string): Client {
+  return new Client(address, credentials.createInsecure());
+}
