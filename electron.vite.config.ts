@@ -1,8 +1,20 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 const root = import.meta.dirname;
+
+/**
+ * In dev only, drop the page's strict CSP <meta>: Vite injects styles inline there, and a meta policy
+ * cannot be loosened by a header (both apply). The Electron shell sends the dev policy as a header
+ * (main/security/csp.ts devContentSecurityPolicy). The build keeps the strict meta tag.
+ */
+const devCspFromHeader: Plugin = {
+  name: 'fleet-desk:dev-csp-from-header',
+  apply: 'serve',
+  transformIndexHtml: (html) => html.replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/, ''),
+};
 
 export default defineConfig({
   main: {
@@ -23,6 +35,8 @@ export default defineConfig({
     build: {
       outDir: 'out/preload',
       lib: { entry: { index: resolve(root, 'preload/index.ts') } },
+      // A sandboxed preload can require nothing but 'electron': bundle its dependencies (zod, via common/).
+      externalizeDeps: false,
       // A sandboxed preload cannot be an ES module.
       rolldownOptions: { output: { format: 'cjs', entryFileNames: '[name].cjs' } },
     },
@@ -30,7 +44,7 @@ export default defineConfig({
   renderer: {
     root: resolve(root, 'renderer'),
     // The renderer root is renderer/, so the plugin would not find svelte.config.js on its own.
-    plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') })],
+    plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') }), devCspFromHeader],
     build: {
       outDir: resolve(root, 'out/renderer'),
       rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },

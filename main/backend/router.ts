@@ -3,7 +3,7 @@
  * parses the payload with the channel's schema from common/, runs the handler, and wraps whatever
  * happens in the result envelope. A handler never sees an unchecked payload and never throws across.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   isChannelName,
   requestSchemas,

@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { LocalServiceState } from '../../common/local-service';
 
@@ -118,10 +119,12 @@ export class LocalServiceSupervisor {
         serialization: 'json',
       });
       this.#child = child;
+      // fork with stdio 'pipe' always creates these two streams.
+      const { stdout, stderr } = child as ChildProcess & { stdout: Readable; stderr: Readable };
       const stderrTail: string[] = [];
       let ready = false;
 
-      createInterface({ input: child.stderr! }).on('line', (line) => {
+      createInterface({ input: stderr }).on('line', (line) => {
         stderrTail.push(line);
         if (stderrTail.length > STDERR_TAIL) stderrTail.shift();
         this.#options.log(`local service: ${line}`);
@@ -141,7 +144,7 @@ export class LocalServiceSupervisor {
         reject(new Error(error));
       };
 
-      createInterface({ input: child.stdout! }).once('line', (line) => {
+      createInterface({ input: stdout }).once('line', (line) => {
         let parsed;
         try {
           parsed = readyLine.parse(JSON.parse(line));

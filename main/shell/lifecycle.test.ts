@@ -9,7 +9,7 @@ import type { ProfilesState } from '../../common/profiles';
 import { EventBus } from '../backend/events';
 import type { Handlers } from '../backend/router';
 import { fake, FakeBrowserWindow, FakeWebFrame, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
-import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from './csp';
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
 import { runShell, type ShellBackend, type ShellOptions } from './lifecycle';
 
 vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);

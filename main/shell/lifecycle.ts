@@ -9,7 +9,7 @@ import { IPC_EVENT } from '../../common/bridge';
 import type { EventBus } from '../backend/events';
 import { createRouter, type BridgeHost, type Handlers } from '../backend/router';
 import { appLocation } from './app-url';
-import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from './csp';
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
 import { createSenderCheck, registerBridgeIpc } from './ipc';
 import { installApplicationMenu } from './menu';
 import { installAppSecurity, installSessionSecurity } from './security';

@@ -107,7 +107,7 @@ describe('session security', () => {
   const policy = "default-src 'none'";
   const install = () => installSessionSecurity(fake.session.defaultSession as unknown as Session, policy);
 
-  it('denies every permission request and check', () => {
+  it('denies every permission request and check but sanitized clipboard writes', () => {
     install();
     const onRequest = fake.session.defaultSession.setPermissionRequestHandler.mock.calls[0]?.[0] as
       | ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void)
@@ -123,6 +123,10 @@ describe('session security', () => {
       expect(callback, permission).toHaveBeenCalledExactlyOnceWith(false);
       expect(onCheck?.({}, permission, appUrl), permission).toBe(false);
     }
+    const callback = vi.fn();
+    onRequest?.({}, 'clipboard-sanitized-write', callback);
+    expect(callback).toHaveBeenCalledExactlyOnceWith(true);
+    expect(onCheck?.({}, 'clipboard-sanitized-write', appUrl)).toBe(true);
   });
 
   function headersFor(details: HeadersDetails) {

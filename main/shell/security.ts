@@ -62,14 +62,20 @@ export function installAppSecurity(location: AppLocation, log: Log): void {
 }
 
 /**
- * Call once per session, after `ready`. The UI needs no web permission (camera, notifications,
- * clipboard-read, …): everything it does goes through the bridge, so every request is refused.
+ * The one web permission the UI uses: writing plain text to the clipboard (the Copy buttons). It
+ * cannot read anything back; every other request (camera, notifications, clipboard-read, …) is refused.
+ */
+export const GRANTED_PERMISSIONS: ReadonlySet<string> = new Set(['clipboard-sanitized-write']);
+
+/**
+ * Call once per session, after `ready`. Everything else the UI does goes through the bridge, so
+ * every permission outside GRANTED_PERMISSIONS is refused.
  * `policy` is added as a CSP header to http(s) responses (the dev server); file:// has no headers
  * and relies on the page's <meta> tag.
  */
 export function installSessionSecurity(session: Session, policy: string): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, permission, callback) => callback(GRANTED_PERMISSIONS.has(permission)));
+  session.setPermissionCheckHandler((_contents, permission) => GRANTED_PERMISSIONS.has(permission));
   session.webRequest.onHeadersReceived((details, callback) => {
     const protocol = new URL(details.url).protocol;
     if (protocol !== 'http:' && protocol !== 'https:') {

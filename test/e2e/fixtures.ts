@@ -56,6 +56,8 @@ function startWeb(userDataDir: string): Promise<{ child: ChildProcess; url: stri
 }
 
 export const test = base.extend<{ app: AppFixture }>({
+  // Playwright reads the fixtures a fixture needs from its first parameter's destructuring: none here.
+  // eslint-disable-next-line no-empty-pattern
   app: async ({}, use, testInfo) => {
     const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-desk-e2e-'));
     try {

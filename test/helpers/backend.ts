@@ -65,8 +65,8 @@ export async function openTestBackend(dir: string, options: Partial<BackendOptio
           reject(new Error(`no ${event} event matched within ${timeoutMs} ms`));
         }, timeoutMs);
         const stop = backend.events.subscribe((name, payload) => {
-          if (name !== event) return;
-          const typed = payload as Events[typeof event];
+          if ((name as EventName) !== event) return;
+          const typed = payload as unknown as Events[typeof event];
           if (!predicate(typed)) return;
           clearTimeout(timer);
           stop();
