@@ -22,4 +22,5 @@ runShell({
     icon: existsSync(icon) ? icon : undefined,
   },
   devServerUrl: process.env.ELECTRON_RENDERER_URL,
+  userDataDir: process.env.FLEET_DESK_USER_DATA || undefined,
 });

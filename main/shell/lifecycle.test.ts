@@ -81,6 +81,20 @@ function invoke(options: { id: number; url?: string }, channel: string) {
   return handler({ sender: { id: options.id }, senderFrame: new FakeWebFrame(options.url ?? appUrl) }, channel, {});
 }
 
+describe('user data folder', () => {
+  it('uses the given folder for the backend and the single-instance lock', async () => {
+    const { openBackend } = await started({ userDataDir: '/tmp/fleet-desk-other-data' });
+    expect(fake.app.setPath).toHaveBeenCalledWith('userData', '/tmp/fleet-desk-other-data');
+    expect(fake.app.setPath.mock.invocationCallOrder[0]!).toBeLessThan(fake.app.requestSingleInstanceLock.mock.invocationCallOrder[0]!);
+    expect(openBackend).toHaveBeenCalledWith(expect.objectContaining({ userDataDir: '/tmp/fleet-desk-other-data' }));
+  });
+
+  it("keeps Electron's own folder when none is given", async () => {
+    await started();
+    expect(fake.app.setPath).not.toHaveBeenCalled();
+  });
+});
+
 describe('single instance', () => {
   it('a second instance quits without opening anything', async () => {
     fake.app.hasLock = false;

@@ -48,6 +48,11 @@ export interface ShellOptions {
   readonly log?: (message: string) => void;
   /** How long quitting waits for the backend to stop the embedded service before giving up on it. */
   readonly closeTimeoutMs?: number;
+  /**
+   * Another user-data folder (profiles, caches, local service): `FLEET_DESK_USER_DATA`. Lets E2E runs
+   * and a second, separate setup each have their own data; the single-instance lock follows it.
+   */
+  readonly userDataDir?: string | undefined;
 }
 
 function timeout(ms: number, what: string): Promise<never> {
@@ -59,6 +64,9 @@ function timeout(ms: number, what: string): Promise<never> {
 /** Runs the app. Returns false when another instance already runs (this one then quits). */
 export function runShell(options: ShellOptions): boolean {
   const log = options.log ?? ((message: string) => console.error(`[fleet-desk] ${message}`));
+
+  // Before the lock: Electron keys the single-instance lock on the user-data folder.
+  if (options.userDataDir) app.setPath('userData', options.userDataDir);
 
   // The embedded service and the profile store belong to one process: a second instance only
   // wakes the first one up (see 'second-instance') and leaves.

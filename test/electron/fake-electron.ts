@@ -127,6 +127,10 @@ class FakeApp extends EventEmitter {
   readonly requestSingleInstanceLock = vi.fn(() => this.hasLock);
   readonly quit = vi.fn();
   readonly enableSandbox = vi.fn();
+  readonly setPath = vi.fn((name: string, path: string) => {
+    if (name !== 'userData') throw new Error(`fake app.setPath: unexpected ${name}`);
+    this.userData = path;
+  });
   readonly getPath = vi.fn((name: string) => {
     if (name !== 'userData') throw new Error(`fake app.getPath: unexpected ${name}`);
     return this.userData;
@@ -146,6 +150,7 @@ class FakeApp extends EventEmitter {
   }
   reset(): void {
     this.removeAllListeners();
+    this.userData = '/tmp/fleet-desk-test-user-data';
     this.hasLock = true;
     this.isPackaged = false;
     this.#ready = false;
