@@ -4,7 +4,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
 import svelteConfig from './svelte.config.js';
@@ -21,6 +21,10 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     plugins: { 'import-x': importX },
+    settings: {
+      // The zones below only apply to imports the resolver can find; ours are extensionless .ts/.svelte.
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.svelte.ts', '.svelte', '.js', '.mjs', '.json'] })],
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

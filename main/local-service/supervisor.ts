@@ -112,11 +112,8 @@ export class LocalServiceSupervisor {
     return new Promise<LocalCredentials>((resolve, reject) => {
       const child = fork(entry, args, {
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        // Not the parent's flags: a fork inherits process.execArgv (an inspector port, say) otherwise.
         execArgv: [...(this.#options.execArgv ?? [])],
-        // The service needs nothing of the app's environment beyond PATH-like basics; it must never
-        // inherit ELECTRON_RUN_AS_NODE-style surprises beyond what fork sets itself.
-        env: { ...process.env },
-        serialization: 'json',
       });
       this.#child = child;
       // fork with stdio 'pipe' always creates these two streams.
