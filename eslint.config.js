@@ -1,17 +1,41 @@
-// Lint, including the layer rules that keep the processes apart:
-// renderer never imports main/service; common imports neither electron nor node;
-// service never imports main or renderer; only main/shell (and the preload) import electron.
+// Lint, including the layer rules that keep the processes apart (docs/ARCHITECTURE.md):
+// renderer never imports main, service or preload; common imports neither electron, nor Node, nor
+// anything of ours; service never imports main, renderer, preload or common; only main/shell,
+// main/index.ts and the preload import electron. test/lint/layers.test.ts proves each rule fires.
+//
+// The layers are one core rule, `no-restricted-imports`, per folder: it matches import strings, so
+// it needs no module resolver (the resolver-based plugins pull native bindings this project's
+// registry does not carry for every platform, which breaks `npm ci`).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
-import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
 import svelteConfig from './svelte.config.js';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
-const noNode = { paths: nodeBuiltins.map((name) => ({ name, message: 'This layer runs without Node: no Node built-ins.' })) };
-const noElectron = { name: 'electron', message: 'Only main/shell (and preload) may import electron.' };
+
+/**
+ * The `no-restricted-imports` options for one layer.
+ * @param {{ node?: boolean, electron?: boolean, forbid?: string[], why: string }} layer
+ *   node/electron: whether the layer may import them; forbid: our folders it must not import.
+ */
+function layer({ node = true, electron = false, forbid = [], why }) {
+  return [
+    'error',
+    {
+      paths: [
+        ...(node ? [] : nodeBuiltins.map((name) => ({ name, message: `${why} It runs without Node: no Node built-ins.` }))),
+        ...(electron ? [] : [{ name: 'electron', message: `${why} Only main/shell, main/index.ts and the preload import electron.` }]),
+      ],
+      patterns: forbid.map((folder) => ({
+        // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
+        regex: `^(\\.\\./)+${folder}(/|$)`,
+        message: `${why} It must not import ${folder}/.`,
+      })),
+    },
+  ];
+}
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'proto/gen/**', 'test-results/**', 'playwright-report/**', '.cache/**', '.tmp/**'] },
@@ -20,27 +44,10 @@ export default tseslint.config(
   ...svelte.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
-    plugins: { 'import-x': importX },
-    settings: {
-      // The zones below only apply to imports the resolver can find; ours are extensionless .ts/.svelte.
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.svelte.ts', '.svelte', '.js', '.mjs', '.json'] })],
-    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'import-x/no-restricted-paths': [
-        'error',
-        {
-          zones: [
-            { target: './renderer', from: ['./main', './service', './preload'], message: 'The renderer reaches main only through the bridge (common/).' },
-            { target: './common', from: ['./main', './service', './renderer', './preload', './proto'], message: 'common/ is the bridge contract and depends on nothing of ours.' },
-            { target: './service', from: ['./main', './renderer', './preload', './common'], message: 'The service stands alone: it knows the wire contract only.' },
-            { target: './preload', from: ['./main', './service', './renderer'], message: 'The preload exposes common/ and nothing else.' },
-            { target: './main', from: ['./renderer', './preload'], message: 'main never imports the renderer or preload.' },
-          ],
-        },
-      ],
     },
   },
   {
@@ -52,18 +59,40 @@ export default tseslint.config(
     files: ['**/*.test.ts', 'test/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  // Layers. Later blocks override earlier ones for the same rule, so each folder has exactly one.
   {
     files: ['common/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: [...noNode.paths, noElectron] }] },
+    rules: { 'no-restricted-imports': layer({ node: false, forbid: ['main', 'service', 'renderer', 'preload', 'proto'], why: 'common/ is the bridge contract and depends on nothing of ours.' }) },
   },
   {
     files: ['renderer/**'],
     languageOptions: { globals: { ...globals.browser } },
-    rules: { 'no-restricted-imports': ['error', { paths: [...noNode.paths, noElectron] }] },
+    rules: { 'no-restricted-imports': layer({ node: false, forbid: ['main', 'service', 'preload'], why: 'The renderer reaches main only through the bridge (common/).' }) },
   },
   {
-    files: ['main/**', 'service/**', 'test/**', 'bench/**', 'scripts/**'],
-    ignores: ['main/shell/**', 'main/index.ts', 'test/**/*.electron.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
+    files: ['preload/**'],
+    ignores: ['preload/**/*.test.ts'],
+    rules: { 'no-restricted-imports': layer({ node: false, electron: true, forbid: ['main', 'service', 'renderer'], why: 'The sandboxed preload exposes common/ and nothing else.' }) },
+  },
+  {
+    // The preload's unit tests run in Node, against a mocked electron.
+    files: ['preload/**/*.test.ts'],
+    rules: { 'no-restricted-imports': layer({ electron: true, forbid: ['main', 'service', 'renderer'], why: 'The preload exposes common/ and nothing else.' }) },
+  },
+  {
+    files: ['service/**'],
+    rules: { 'no-restricted-imports': layer({ forbid: ['main', 'renderer', 'preload', 'common'], why: 'The service stands alone: it knows the wire contract only.' }) },
+  },
+  {
+    files: ['main/**'],
+    rules: { 'no-restricted-imports': layer({ forbid: ['renderer', 'preload'], why: 'main talks to the renderer only through the bridge.' }) },
+  },
+  {
+    files: ['main/shell/**', 'main/index.ts'],
+    rules: { 'no-restricted-imports': layer({ electron: true, forbid: ['renderer', 'preload'], why: 'main talks to the renderer only through the bridge.' }) },
+  },
+  {
+    files: ['test/**', 'bench/**', 'scripts/**'],
+    rules: { 'no-restricted-imports': layer({ why: 'Tests run the real layers without Electron.' }) },
   },
 );
