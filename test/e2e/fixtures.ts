@@ -33,10 +33,11 @@ export interface AppFixture {
   readonly logs: () => string;
 }
 
-function startWeb(userDataDir: string): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+function startWeb(userDataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   const child = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), '--user-data-dir', userDataDir], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -55,10 +56,10 @@ function startWeb(userDataDir: string): Promise<{ child: ChildProcess; url: stri
   });
 }
 
-export const test = base.extend<{ app: AppFixture }>({
-  // Playwright reads the fixtures a fixture needs from its first parameter's destructuring: none here.
-  // eslint-disable-next-line no-empty-pattern
-  app: async ({}, use, testInfo) => {
+export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string> }>({
+  /** Extra environment for the app process (`test.use({ appEnv: … })`), e.g. no session bus. */
+  appEnv: [{}, { option: true }],
+  app: async ({ appEnv }, use, testInfo) => {
     const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-desk-e2e-'));
     try {
       if (testInfo.project.metadata.host === 'electron') {
@@ -67,7 +68,7 @@ export const test = base.extend<{ app: AppFixture }>({
         const electronApp = await _electron.launch({
           executablePath: executablePath!,
           args: [root, `--user-data-dir=${userDataDir}`],
-          env: { ...process.env, FLEET_DESK_USER_DATA: userDataDir },
+          env: { ...process.env, ...appEnv, FLEET_DESK_USER_DATA: userDataDir },
         });
         let logs = '';
         electronApp.process().stderr?.on('data', (chunk: Buffer) => {
@@ -81,7 +82,7 @@ export const test = base.extend<{ app: AppFixture }>({
         }
         return;
       }
-      const web = await startWeb(userDataDir);
+      const web = await startWeb(userDataDir, appEnv);
       const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs });
       try {
         const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -96,8 +97,11 @@ export const test = base.extend<{ app: AppFixture }>({
         if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
       } finally {
         await browser.close();
-        web.child.kill('SIGTERM');
-        await new Promise((resolve) => web.child.once('exit', resolve));
+        if (web.child.exitCode === null && web.child.signalCode === null) {
+          const exited = new Promise((resolve) => web.child.once('exit', resolve));
+          web.child.kill('SIGTERM');
+          await exited;
+        }
       }
     } finally {
       rmSync(userDataDir, { recursive: true, force: true });
