@@ -49,6 +49,12 @@ export const profilesRequests = {
   'profiles.switch': z.object({ profileId: id }).strict(),
   /** Remove a remote profile, its key from the keychain and its cache. The local profile cannot be removed. */
   'profiles.remove': z.object({ profileId: id }).strict(),
+  /**
+   * Give a remote profile its API key again (the keychain lost it, or it was kept for a session that
+   * ended). Main checks it against the profile's service first; on success it is stored and the
+   * profile reconnects. Nothing changes when the check fails.
+   */
+  'profiles.setKey': z.object({ profileId: id, apiKey: z.string().min(1, 'must not be empty').max(1000, 'is too long') }).strict(),
 };
 
 export interface ProfilesResponses {
@@ -56,4 +62,5 @@ export interface ProfilesResponses {
   'profiles.add': ProfilesState;
   'profiles.switch': ProfilesState;
   'profiles.remove': ProfilesState;
+  'profiles.setKey': ProfilesState;
 }

@@ -57,9 +57,9 @@ export class Backend {
       onChange: (state) => {
         events.emit('localService.changed', state);
         events.emit('profiles.changed', this.#profilesState());
-        const active = profiles.activeId ? profiles.get(profiles.activeId) : undefined;
-        if (active?.kind === 'local' && (state.status === 'stopped' || state.status === 'failed')) {
-          connection.markUnavailable(new AppError('offline', state.error ?? LOCAL_UNAVAILABLE));
+        // Only the local profile depends on it (markUnavailable ignores a profile that is not active).
+        if (state.status === 'stopped' || state.status === 'failed') {
+          connection.markUnavailable(LOCAL_PROFILE_ID, new AppError('offline', state.error ?? LOCAL_UNAVAILABLE));
         }
       },
     });
@@ -71,10 +71,11 @@ export class Backend {
       keychainStatus: keychain.status,
       localService,
       log,
-      activate: (id) => this.#activate(id),
+      activate: (id, options) => this.#activate(id, options?.wait ?? false),
+      storeKey: (id, apiKey) => this.#storeKey(id, apiKey),
       profilesState: () => this.#profilesState(),
       cachePath: (id) => join(options.userDataDir, 'profiles', id, 'cache.sqlite'),
-      setKeyStored: (id, stored) => this.#keyStored.set(id, stored),
+      forgetKey: (id) => this.#keyStored.delete(id),
     };
     this.handlers = {
       ...profilesHandlers(this.#ctx),
@@ -109,7 +110,7 @@ export class Backend {
       profiles.add({ id: LOCAL_PROFILE_ID, name: 'Local demo', kind: 'local', address: '', tls: false, apiKeyId: '' });
     }
     const active = profiles.activeId ?? LOCAL_PROFILE_ID;
-    await this.#activate(active);
+    await this.#activate(active, true);
   }
 
   /** Stops the local service and closes the cache. Safe to call twice. */
@@ -120,49 +121,75 @@ export class Backend {
     await this.#ctx.localService.stop();
   }
 
-  async #activate(profileId: string): Promise<void> {
+  /**
+   * Make a profile the active one. Its cache answers as soon as this returns; connecting (starting
+   * the local service, reading the key, the first sync) goes on after, unless `wait` asks to be
+   * told when the first sync round is over.
+   */
+  async #activate(profileId: string, wait: boolean): Promise<void> {
+    const { profiles, connection } = this.#ctx;
+    if (!profiles.get(profileId)) throw new AppError('not-found', 'That profile does not exist.');
+    connection.open(profileId, this.#ctx.cachePath(profileId));
+    profiles.setActive(profileId);
+    this.events.emit('profiles.changed', this.#profilesState());
+    const connecting = this.#connect(profileId);
+    if (wait) await connecting;
+    else void connecting;
+  }
+
+  /** Reach the service of the (just opened) profile. Never throws: failures end up in the connection state. */
+  async #connect(profileId: string): Promise<void> {
     const { profiles, connection, keychain, localService, log } = this.#ctx;
     const profile = profiles.get(profileId);
-    if (!profile) throw new AppError('not-found', 'That profile does not exist.');
-    profiles.setActive(profileId);
-    // The cache answers from here on, while the service is started or reached.
-    connection.open(profileId, this.#ctx.cachePath(profileId));
-    this.events.emit('profiles.changed', this.#profilesState());
-
-    if (profile.kind === 'local') {
-      let credentials;
-      try {
-        credentials = await localService.start();
-      } catch (e) {
-        connection.markUnavailable(new AppError('offline', e instanceof Error ? e.message : String(e)));
+    if (!profile) return;
+    try {
+      if (profile.kind === 'local') {
+        let credentials;
+        try {
+          credentials = await localService.start();
+        } catch (e) {
+          connection.markUnavailable(profileId, new AppError('offline', e instanceof Error ? e.message : String(e)));
+          return;
+        }
+        if (profile.apiKeyId !== credentials.apiKeyId) profiles.add({ ...profile, apiKeyId: credentials.apiKeyId });
+        // The service prints its key on every start; keeping it in the keychain too makes the local
+        // profile like every other (and lets a later build connect before the service says it).
+        await this.#storeKey(profileId, credentials.apiKey).catch((e: unknown) => log(`keychain: could not store the local key: ${String(e)}`));
+        this.events.emit('profiles.changed', this.#profilesState());
+        await connection.connect(profileId, { address: credentials.address, tls: false, apiKeyId: credentials.apiKeyId, apiKey: credentials.apiKey });
         return;
       }
-      if (profile.apiKeyId !== credentials.apiKeyId) profiles.add({ ...profile, apiKeyId: credentials.apiKeyId });
-      // The service prints its key on every start; keeping it in the keychain too makes the local
-      // profile like every other (and lets a later build connect before the service says it).
-      const stored = await keychain.get(profileId).catch(() => null);
-      if (stored !== credentials.apiKey) {
-        await keychain.set(profileId, credentials.apiKey).catch((e: unknown) => log(`keychain: could not store the local key: ${String(e)}`));
-      }
-      this.#keyStored.set(profileId, true);
-      this.events.emit('profiles.changed', this.#profilesState());
-      if (profiles.activeId !== profileId) return; // the user switched away while the service started
-      await connection.connect({ address: credentials.address, tls: false, apiKeyId: credentials.apiKeyId, apiKey: credentials.apiKey });
-      return;
-    }
 
-    const apiKey = await keychain.get(profileId).catch((e: unknown) => {
-      log(`keychain: could not read the key of profile ${profile.name}: ${String(e)}`);
-      return null;
-    });
-    this.#keyStored.set(profileId, apiKey !== null);
-    this.events.emit('profiles.changed', this.#profilesState());
-    if (profiles.activeId !== profileId) return;
-    if (apiKey === null) {
-      connection.markUnavailable(new AppError('unauthenticated', `No API key is stored for "${profile.name}". Remove the profile and add it again with its key.`));
-      return;
+      const apiKey = await keychain.get(profileId).catch((e: unknown) => {
+        log(`keychain: could not read the key of profile ${profile.name}: ${String(e)}`);
+        return null;
+      });
+      this.#keyStored.set(profileId, apiKey !== null);
+      this.events.emit('profiles.changed', this.#profilesState());
+      if (apiKey === null) {
+        connection.markUnavailable(profileId, new AppError('unauthenticated', `No API key is stored for "${profile.name}". Enter its key again to reconnect.`));
+        return;
+      }
+      await connection.connect(profileId, { address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
+    } catch (e) {
+      // Opening a cache or a keychain failure: say so where the user looks, keep the app running.
+      log(`connect: ${e instanceof Error ? e.message : String(e)}`);
+      connection.markUnavailable(profileId, e instanceof AppError ? e : new AppError('internal', e instanceof Error ? e.message : String(e)));
     }
-    await connection.connect({ address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
+  }
+
+  /** Keep a profile's key (keychain, or this run's memory without one). */
+  async #storeKey(profileId: string, apiKey: string): Promise<void> {
+    const { keychain } = this.#ctx;
+    const stored = await keychain.get(profileId).catch(() => null);
+    if (stored !== apiKey) {
+      try {
+        await keychain.set(profileId, apiKey);
+      } catch (e) {
+        throw new AppError('internal', `Could not store the API key in the keychain: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    this.#keyStored.set(profileId, true);
   }
 
   #profilesState(): ProfilesState {
@@ -175,7 +202,7 @@ export class Backend {
       tls: p.tls,
       apiKeyId: p.apiKeyId,
       // The local profile's key is re-issued by its service on every start, so it is never missing.
-      keyStorage: !keychainStatus.available ? 'session' : p.kind === 'local' || this.#keyStored.get(p.id) ? 'keychain' : 'missing',
+      keyStorage: p.kind !== 'local' && !this.#keyStored.get(p.id) ? 'missing' : keychainStatus.available ? 'keychain' : 'session',
     }));
     return { profiles: views, activeId: profiles.activeId, keychain: { available: keychainStatus.available, reason: keychainStatus.reason } };
   }

@@ -14,12 +14,17 @@ export interface BackendContext {
   readonly keychainStatus: KeychainStatus;
   readonly localService: LocalServiceSupervisor;
   readonly log: (message: string) => void;
-  /** Connect to a profile (starting the local service for the local one) and make it active. */
-  activate(profileId: string): Promise<void>;
+  /**
+   * Make a profile active: its cache answers when this resolves; reaching its service (starting the
+   * local one) goes on in the background unless `wait` is set, then it resolves after the first sync.
+   */
+  activate(profileId: string, options?: { wait?: boolean }): Promise<void>;
+  /** Keep a profile's API key in the keychain (or, without one, for this run). */
+  storeKey(profileId: string, apiKey: string): Promise<void>;
   /** The profiles as the renderer sees them. */
   profilesState(): ProfilesState;
   /** Where a profile's cache lives. */
   cachePath(profileId: string): string;
-  /** Remember that a profile's key is (or is not) in the keychain. */
-  setKeyStored(profileId: string, stored: boolean): void;
+  /** Forget what is known of a removed profile's key. */
+  forgetKey(profileId: string): void;
 }

@@ -1,23 +1,46 @@
 /**
  * The per-profile SQLite cache: what the fleet looked like at the last sync, so it can be browsed
  * offline. One file per profile, under `<userData>/profiles/<id>/cache.sqlite`.
+ *
+ * It is only a cache: a file that cannot be opened or migrated (corrupt, or written by a newer build)
+ * is set aside — renamed, not deleted, for a bug report — and a fresh one is synced in its place. The
+ * app never refuses to start over it.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from '../../service/db/migrate';
 import { cacheMigrations } from './migrations/index';
 
 export type CacheDb = Database.Database;
 
-export function openCache(path: string): CacheDb {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+function openAndMigrate(path: string): CacheDb {
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 2000');
-  migrate(db, cacheMigrations);
-  return db;
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 2000');
+    migrate(db, cacheMigrations);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+export function openCache(path: string, log: (message: string) => void = () => undefined): CacheDb {
+  if (path === ':memory:') return openAndMigrate(path);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    return openAndMigrate(path);
+  } catch (e) {
+    const aside = `${path}.broken-${Date.now()}`;
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
+    }
+    log(`cache: ${path} could not be opened (${e instanceof Error ? e.message : String(e)}); moved it to ${aside} and starting an empty cache`);
+    return openAndMigrate(path);
+  }
 }
 
 /** When `resource` last matched the service (ISO), or null if never. */

@@ -5,6 +5,11 @@
  * (organizations now; locations, machines, … as their slices land) and only then records the round
  * as `lastSyncedAt`. When the service cannot be reached the state turns `offline`, remembers since
  * when, and retries with backoff; when it answers again the state turns `online` and the banner goes.
+ *
+ * Each profile activation is a session with its own cache handle, client, sync round and timers.
+ * Switching retires the old session: nothing it finishes later touches the new one's state, and its
+ * client and cache stay open until the calls already under way have settled (a write the service
+ * received is never reported as dropped just because the user switched profiles).
  */
 import type { ConnectionState } from '../../common/connection';
 import { openCache, markSynced, syncedAt, type CacheDb } from '../cache/cache';
@@ -14,6 +19,7 @@ import { FleetClient, type ServiceTarget } from '../grpc/client';
 
 /** A resource kept in the cache. Slices register one each. */
 export interface SyncedResource {
+  /** For logs: which resource a failed sync was about. */
   readonly name: string;
   /** Pull from the service into the cache; must leave the cache whole if it throws. */
   sync(client: FleetClient, cache: CacheDb, at: string): Promise<void>;
@@ -36,20 +42,57 @@ export interface ConnectionOptions {
 /** The sync_state key of a complete round over every resource. */
 const ROUND = 'fleet';
 
-interface Session {
-  readonly profileId: string;
-  readonly address: string;
-  readonly cache: CacheDb;
-  readonly client: FleetClient | null;
+class Session {
+  client: FleetClient | null = null;
+  syncing: Promise<void> | null = null;
+  timer: NodeJS.Timeout | null = null;
+  attempt = 0;
+  /** Calls under way through `use()`; a retired session closes when they are done. */
+  inflight = 0;
+  retired = false;
+
+  constructor(
+    readonly profileId: string,
+    readonly cache: CacheDb,
+  ) {}
+
+  clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Replace the client; the old one closes once no call uses it. */
+  setClient(client: FleetClient | null): void {
+    const old = this.client;
+    this.client = client;
+    if (old && this.inflight === 0) old.close();
+    else if (old) this.#closeLater.push(old);
+  }
+
+  retire(): void {
+    this.retired = true;
+    this.clearTimer();
+    this.settle();
+  }
+
+  /** Close what is no longer needed: everything, once retired and idle. */
+  settle(): void {
+    if (this.inflight > 0) return;
+    for (const client of this.#closeLater.splice(0)) client.close();
+    if (this.retired) {
+      this.client?.close();
+      this.client = null;
+      if (this.cache.open) this.cache.close();
+    }
+  }
+
+  readonly #closeLater: FleetClient[] = [];
 }
 
 export class Connection {
   readonly #options: ConnectionOptions;
   #session: Session | null = null;
   #state: ConnectionState = { profileId: null, status: 'offline', address: '', lastSyncedAt: null, offlineSince: null, nextRetryAt: null, error: null };
-  #timer: NodeJS.Timeout | null = null;
-  #attempt = 0;
-  #syncing: Promise<void> | null = null;
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -69,117 +112,152 @@ export class Connection {
     return this.#session?.profileId ?? null;
   }
 
+  /** Whether the active profile has a service to call (false while its key is missing or its local service is down). */
+  get hasService(): boolean {
+    return this.#session?.client != null;
+  }
+
   /**
    * Make a profile the active one with its cache only: reads answer at once, the state says
    * `connecting`, and nothing touches the network. `connect` (or `markUnavailable`) follows.
+   * The new cache is opened before the old session is retired, so a failure leaves the old one active.
    */
   open(profileId: string, cachePath: string): void {
-    if (this.#session?.profileId === profileId && !this.#session.client) return;
-    this.#closeSession();
-    const cache = openCache(cachePath);
-    this.#session = { profileId, address: '', cache, client: null };
-    this.#attempt = 0;
-    this.#set({ profileId, status: 'connecting', address: '', lastSyncedAt: syncedAt(cache, ROUND), offlineSince: null, nextRetryAt: null, error: null });
-    for (const resource of this.#options.resources) resource.publish(cache);
-  }
-
-  /** Attach the service to the open profile and sync. Resolves when the first round is over, either way. */
-  async connect(target: ServiceTarget): Promise<void> {
-    const session = this.#session;
-    if (!session) throw new AppError('not-found', 'No profile is active.');
-    this.#clearTimer();
-    session.client?.close();
-    this.#session = { ...session, address: target.address, client: new FleetClient(target, { deadlineMs: this.#options.deadlineMs }) };
-    this.#attempt = 0;
-    this.#set({ ...this.#state, status: 'connecting', address: target.address, nextRetryAt: null });
-    await this.sync().catch(() => undefined);
+    const current = this.#session;
+    if (current?.profileId === profileId && !current.client) return;
+    const session = new Session(profileId, openCache(cachePath, this.#options.log));
+    current?.retire();
+    this.#session = session;
+    this.#set({ profileId, status: 'connecting', address: '', lastSyncedAt: syncedAt(session.cache, ROUND), offlineSince: null, nextRetryAt: null, error: null });
+    for (const resource of this.#options.resources) resource.publish(session.cache);
   }
 
   /**
-   * The service became unreachable for a known reason (the local service was stopped): go offline
-   * now instead of waiting for a call to time out. Cache reads keep working.
+   * Attach the service to the open profile and start a sync round. The returned promise settles when
+   * that first round is over, either way; callers that need no answer need not wait for it.
    */
-  markUnavailable(reason: AppError): void {
+  connect(profileId: string, target: ServiceTarget): Promise<void> {
     const session = this.#session;
-    if (!session) return;
-    this.#clearTimer();
-    session.client?.close();
-    this.#session = { ...session, client: null };
+    if (!session || session.profileId !== profileId) return Promise.resolve(); // switched away meanwhile
+    session.clearTimer();
+    session.setClient(new FleetClient(target, { deadlineMs: this.#options.deadlineMs }));
+    session.syncing = null; // a round of the previous client must not stand in for this one
+    session.attempt = 0;
+    this.#set({ ...this.#state, status: 'connecting', address: target.address, nextRetryAt: null, error: null });
+    return this.#sync(session).catch(() => undefined);
+  }
+
+  /**
+   * The profile's service became unreachable for a known reason (its local service stopped, its key
+   * is missing): go offline now instead of waiting for a call to time out. Cache reads keep working.
+   * Ignored when `profileId` is no longer the active profile.
+   */
+  markUnavailable(profileId: string, reason: AppError): void {
+    const session = this.#session;
+    if (!session || session.profileId !== profileId) return;
+    session.clearTimer();
+    session.setClient(null);
     this.#set({ ...this.#state, status: 'offline', offlineSince: this.#state.offlineSince ?? new Date().toISOString(), nextRetryAt: null, error: reason.toBridge() });
   }
 
-  /** One sync round over every resource. Concurrent callers share the round in flight. */
+  /** One sync round of the active profile. Concurrent callers share the round in flight. */
   sync(): Promise<void> {
-    this.#syncing ??= this.#round().finally(() => {
-      this.#syncing = null;
-    });
-    return this.#syncing;
+    const session = this.#session;
+    if (!session) return Promise.reject(new AppError('not-found', 'No profile is active.'));
+    return this.#sync(session);
   }
 
   /** Try the service now (the user pressed Retry, or the local service came back). */
   async retry(): Promise<ConnectionState> {
-    this.#attempt = 0;
-    if (this.#session?.client) {
+    const session = this.#session;
+    if (session?.client) {
+      session.attempt = 0;
       if (this.#state.status === 'offline') this.#set({ ...this.#state, status: 'connecting', nextRetryAt: null });
-      await this.sync().catch(() => undefined);
+      await this.#sync(session).catch(() => undefined);
     }
     return this.#state;
   }
 
   /**
-   * Run one service call for a handler. A failure to reach the service turns the state offline (and
-   * is rethrown for the caller to show); success while offline brings the state back online.
+   * Run one service call for a handler, with the session's own client and cache (a handler that
+   * writes its answer to the cache writes it to the profile it asked, even if the user switched
+   * meanwhile). A failure to reach the service turns the state offline and is rethrown for the caller
+   * to show; success while offline brings the state back online.
    */
-  async use<T>(fn: (client: FleetClient) => Promise<T>): Promise<T> {
+  async use<T>(fn: (client: FleetClient, cache: CacheDb) => Promise<T>): Promise<T> {
     const session = this.#session;
     if (!session) throw new AppError('not-found', 'No profile is active.');
-    if (!session.client) throw new AppError(this.#state.error?.kind ?? 'offline', this.#state.error?.message ?? 'The service cannot be reached.');
+    const client = session.client;
+    if (!client) throw new AppError(this.#state.error?.kind ?? 'offline', this.#state.error?.message ?? 'The service cannot be reached.');
+    session.inflight += 1;
     try {
-      const result = await fn(session.client);
-      if (this.#state.status !== 'online' && this.#session === session) void this.sync().catch(() => undefined);
+      const result = await fn(client, session.cache);
+      if (this.#session === session && this.#state.status !== 'online') void this.#sync(session).catch(() => undefined);
       return result;
     } catch (e) {
-      if (e instanceof AppError && e.kind === 'offline' && this.#session === session) this.#goOffline(e);
+      if (e instanceof AppError && e.kind === 'offline' && this.#session === session && session.client === client) this.#goOffline(session, e);
       throw e;
+    } finally {
+      session.inflight -= 1;
+      session.settle();
     }
   }
 
   close(): void {
-    this.#closeSession();
+    this.#session?.retire();
+    this.#session = null;
   }
 
-  async #round(): Promise<void> {
-    const session = this.#session;
-    if (!session?.client) return;
+  #sync(session: Session): Promise<void> {
+    session.syncing ??= this.#round(session).finally(() => {
+      session.syncing = null;
+    });
+    return session.syncing;
+  }
+
+  async #round(session: Session): Promise<void> {
+    const client = session.client;
+    if (!client) return;
     const at = new Date().toISOString();
+    const current = () => this.#session === session && session.client === client;
+    session.inflight += 1;
     try {
-      for (const resource of this.#options.resources) await resource.sync(session.client, session.cache, at);
-      if (this.#session !== session) return; // switched away meanwhile: this result is not the active profile's
+      for (const resource of this.#options.resources) {
+        try {
+          await resource.sync(client, session.cache, at);
+        } catch (e) {
+          throw e instanceof AppError ? e : new AppError('internal', `Could not sync ${resource.name}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+      if (!current()) return; // switched away or reconnected meanwhile: this result is not the active one's
       markSynced(session.cache, ROUND, at);
-      this.#attempt = 0;
+      session.attempt = 0;
       this.#set({ ...this.#state, status: 'online', lastSyncedAt: at, offlineSince: null, nextRetryAt: null, error: null });
       for (const resource of this.#options.resources) resource.publish(session.cache);
-      this.#schedule(this.#options.refreshMs ?? 15_000);
+      this.#schedule(session, this.#options.refreshMs ?? 15_000);
     } catch (e) {
-      if (this.#session !== session) return;
-      const error = e instanceof AppError ? e : new AppError('internal', e instanceof Error ? e.message : String(e));
+      if (!current()) return;
+      const error = e as AppError;
       if (error.kind === 'offline' || error.kind === 'unauthenticated') {
-        this.#goOffline(error);
+        this.#goOffline(session, error);
       } else {
         // The service answered but a sync step failed: stay online, say what failed, try again later.
         this.#options.log(`sync: ${error.message}`);
         this.#set({ ...this.#state, status: 'online', error: error.toBridge() });
-        this.#schedule(this.#options.refreshMs ?? 15_000);
+        this.#schedule(session, this.#options.refreshMs ?? 15_000);
       }
       throw error;
+    } finally {
+      session.inflight -= 1;
+      session.settle();
     }
   }
 
-  #goOffline(error: AppError): void {
+  #goOffline(session: Session, error: AppError): void {
     const min = this.#options.retryMinMs ?? 1_000;
     const max = this.#options.retryMaxMs ?? 10_000;
-    const delay = Math.min(max, min * 2 ** this.#attempt);
-    this.#attempt += 1;
+    const delay = Math.min(max, min * 2 ** session.attempt);
+    session.attempt += 1;
     const now = Date.now();
     this.#set({
       ...this.#state,
@@ -188,29 +266,17 @@ export class Connection {
       nextRetryAt: new Date(now + delay).toISOString(),
       error: error.toBridge(),
     });
-    this.#schedule(delay);
+    this.#schedule(session, delay);
   }
 
-  #schedule(ms: number): void {
-    this.#clearTimer();
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      void this.sync().catch(() => undefined);
+  #schedule(session: Session, ms: number): void {
+    session.clearTimer();
+    if (session.retired) return;
+    session.timer = setTimeout(() => {
+      session.timer = null;
+      void this.#sync(session).catch(() => undefined);
     }, ms);
-    this.#timer.unref();
-  }
-
-  #clearTimer(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-  }
-
-  #closeSession(): void {
-    this.#clearTimer();
-    const session = this.#session;
-    this.#session = null;
-    session?.client?.close();
-    session?.cache.close();
+    session.timer.unref();
   }
 
   #set(state: ConnectionState): void {

@@ -6,9 +6,10 @@ export function connectionHandlers(ctx: BackendContext): DomainHandlers<'connect
     'connection.get': () => ctx.connection.state,
     'connection.retry': async () => {
       const active = ctx.profiles.activeId;
-      // A stopped local service cannot answer a retry: starting it is the retry.
-      if (active && ctx.profiles.get(active)?.kind === 'local' && ctx.localService.state.status !== 'running') {
-        await ctx.activate(active);
+      // Without a service to call (a stopped local service, a key that was missing) retrying means
+      // connecting the profile again: starting its service, reading its key.
+      if (active && !ctx.connection.hasService) {
+        await ctx.activate(active, { wait: true });
         return ctx.connection.state;
       }
       return ctx.connection.retry();

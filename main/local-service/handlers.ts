@@ -9,7 +9,7 @@ export function localServiceHandlers(ctx: BackendContext): DomainHandlers<'local
       const active = ctx.profiles.activeId;
       if (active && ctx.profiles.get(active)?.kind === 'local') {
         // Reconnects the local profile too; a failure to start is in the state (and the banner).
-        await ctx.activate(active);
+        await ctx.activate(active, { wait: true });
       } else {
         await ctx.localService.start().catch((e: unknown) => {
           throw new AppError('internal', e instanceof Error ? e.message : String(e));

@@ -25,11 +25,13 @@ export function orgsHandlers(ctx: BackendContext): DomainHandlers<OrgsChannel> {
         throw new AppError('offline', 'This organization is not in the cache and the service cannot be reached.');
       }
       try {
-        const response = await connection.use((client) => client.call('read the organization', client.app.getOrganization, { orgId }));
-        if (!response.organization) throw new AppError('internal', 'The service answered GetOrganization without an organization.');
-        const org = orgFromWire(response.organization);
-        upsertOrg(cache, org);
-        return org;
+        return await connection.use(async (client, sessionCache) => {
+          const response = await client.call('read the organization', client.app.getOrganization, { orgId });
+          if (!response.organization) throw new AppError('internal', 'The service answered GetOrganization without an organization.');
+          const org = orgFromWire(response.organization);
+          upsertOrg(sessionCache, org);
+          return org;
+        });
       } catch (e) {
         // Reads fall back to the cache when the service is gone; every other failure is the answer.
         const cached = e instanceof AppError && e.kind === 'offline' ? getOrg(cache, orgId) : null;
@@ -39,12 +41,15 @@ export function orgsHandlers(ctx: BackendContext): DomainHandlers<OrgsChannel> {
     },
 
     'orgs.create': async ({ name }) => {
-      const response = await connection.use((client) => client.call('create the organization', client.app.createOrganization, { name }));
-      if (!response.organization) throw new AppError('internal', 'The service answered CreateOrganization without an organization.');
-      const org = orgFromWire(response.organization);
-      upsertOrg(connection.cache, org);
-      events.emit('orgs.changed', orgsSnapshot(connection.cache));
-      return org;
+      return connection.use(async (client, cache) => {
+        const response = await client.call('create the organization', client.app.createOrganization, { name });
+        if (!response.organization) throw new AppError('internal', 'The service answered CreateOrganization without an organization.');
+        const org = orgFromWire(response.organization);
+        upsertOrg(cache, org);
+        // Only the active profile's list is on screen.
+        if (connection.cache === cache) events.emit('orgs.changed', orgsSnapshot(cache));
+        return org;
+      });
     },
   };
 }

@@ -1,11 +1,22 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { DomainHandlers } from '../backend/router';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
 import { FleetClient } from '../grpc/client';
 
-type ProfilesChannel = 'profiles.list' | 'profiles.add' | 'profiles.switch' | 'profiles.remove';
+type ProfilesChannel = 'profiles.list' | 'profiles.add' | 'profiles.switch' | 'profiles.remove' | 'profiles.setKey';
+
+/** Signs in with the credentials once, so a typo is reported before anything is kept. */
+async function checkCredentials(target: { address: string; tls: boolean; apiKeyId: string; apiKey: string }): Promise<void> {
+  const probe = new FleetClient(target);
+  try {
+    await probe.authenticate();
+  } finally {
+    probe.close();
+  }
+}
 
 export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesChannel> {
   const { profiles, keychain } = ctx;
@@ -16,28 +27,30 @@ export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesCh
       if (profiles.profiles.some((p) => p.name.toLowerCase() === name.toLowerCase())) {
         throw new AppError('conflict', `A profile named "${name}" exists already. Pick another name.`);
       }
-      // Check the credentials before keeping anything: a typo is reported now, not at the next start.
-      const probe = new FleetClient({ address, tls, apiKeyId, apiKey });
-      try {
-        await probe.authenticate();
-      } finally {
-        probe.close();
-      }
-      const profile = profiles.add({ name, kind: 'remote', address, tls, apiKeyId });
-      try {
-        await keychain.set(profile.id, apiKey);
-        ctx.setKeyStored(profile.id, true);
-      } catch (e) {
-        profiles.remove(profile.id);
-        throw new AppError('internal', `Could not store the API key in the keychain: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      await ctx.activate(profile.id);
+      await checkCredentials({ address, tls, apiKeyId, apiKey });
+      // The key first, then the profile: a failure in between leaves a stray keychain entry (harmless,
+      // overwritten or removed with its id) rather than a profile without its key.
+      const id = randomUUID();
+      await ctx.storeKey(id, apiKey);
+      profiles.add({ id, name, kind: 'remote', address, tls, apiKeyId });
+      // Waits for the first sync: the user just asked for this service and sees its fleet at once.
+      await ctx.activate(id, { wait: true });
       return ctx.profilesState();
     },
 
     'profiles.switch': async ({ profileId }) => {
       if (!profiles.get(profileId)) throw new AppError('not-found', 'That profile does not exist (it may have been removed).');
       await ctx.activate(profileId);
+      return ctx.profilesState();
+    },
+
+    'profiles.setKey': async ({ profileId, apiKey }) => {
+      const profile = profiles.get(profileId);
+      if (!profile) throw new AppError('not-found', 'That profile does not exist (it may have been removed).');
+      if (profile.kind === 'local') throw new AppError('invalid', 'The local profile gets its key from the embedded service; it needs none entered.');
+      await checkCredentials({ address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
+      await ctx.storeKey(profileId, apiKey);
+      if (profiles.activeId === profileId) await ctx.activate(profileId, { wait: true });
       return ctx.profilesState();
     },
 
@@ -49,7 +62,7 @@ export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesCh
       if (wasActive) ctx.connection.close();
       profiles.remove(profileId);
       await keychain.delete(profileId).catch((e: unknown) => ctx.log(`profiles: could not delete the key of a removed profile from the keychain: ${String(e)}`));
-      ctx.setKeyStored(profileId, false);
+      ctx.forgetKey(profileId);
       rmSync(dirname(ctx.cachePath(profileId)), { recursive: true, force: true });
       if (wasActive && profiles.activeId) await ctx.activate(profiles.activeId);
       return ctx.profilesState();

@@ -67,17 +67,19 @@ export class ProfileStore {
     return this.#profiles.find((p) => p.id === id);
   }
 
-  /** Adds a profile (a remote one gets a fresh id) and saves. */
+  /** Adds a profile (without an id it gets a fresh one), or updates the one with its id in place; saves. */
   add(profile: Omit<StoredProfile, 'id'> & { id?: string }): StoredProfile {
     const stored: StoredProfile = { ...profile, id: profile.id ?? randomUUID() };
-    this.#profiles = [...this.#profiles.filter((p) => p.id !== stored.id), stored];
+    const at = this.#profiles.findIndex((p) => p.id === stored.id);
+    this.#profiles = at === -1 ? [...this.#profiles, stored] : this.#profiles.with(at, stored);
     this.#save();
     return stored;
   }
 
+  /** Removes a profile; if it was active, the local profile (or else the first) becomes active. */
   remove(id: string): void {
     this.#profiles = this.#profiles.filter((p) => p.id !== id);
-    if (this.#activeId === id) this.#activeId = this.#profiles[0]?.id ?? null;
+    if (this.#activeId === id) this.#activeId = (this.get(LOCAL_PROFILE_ID) ?? this.#profiles[0])?.id ?? null;
     this.#save();
   }
 
