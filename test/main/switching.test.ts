@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../service/server';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
+import type { OrgsSnapshot } from '../../common/orgs';
 import { MemoryKeychain } from '../../main/keychain/keychain';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 import { startHoldProxy, type HoldProxy } from '../helpers/hold-proxy';
@@ -53,7 +54,7 @@ describe('switching profiles', () => {
     await online;
     const published: string[][] = [];
     const stop = app.backend.events.subscribe((event, payload) => {
-      if (event === 'orgs.changed') published.push((payload as { orgs: { name: string }[] }).orgs.map((o) => o.name));
+      if (event === 'orgs.changed') published.push((payload as unknown as OrgsSnapshot).orgs.map((o) => o.name));
     });
     proxy.release();
     await stalled;
