@@ -52,10 +52,6 @@ export class FleetClient {
     this.app = new AppServiceClient(target.address, creds, channelOptions);
   }
 
-  get address(): string {
-    return this.#target.address;
-  }
-
   /** Authenticates now (used to check a new profile's credentials before saving it). */
   async authenticate(): Promise<void> {
     this.#token = null;

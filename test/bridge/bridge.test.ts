@@ -60,8 +60,11 @@ describe('payload validation', () => {
   });
 });
 
-describe('sender validation', () => {
-  it('refuses a call from an unexpected sender without running the handler', async () => {
+describe('sender validation (the router)', () => {
+  // The router's guarantee: whatever the host's trust check says no to never reaches a handler. The
+  // hosts' own checks are tested where they live: main/shell/ipc.test.ts (frame URL, window, top
+  // frame) and test/bridge/web-server.test.ts (Origin and token).
+  it('refuses a call its host does not trust, without running the handler', async () => {
     const before = (await app.value('orgs.list', {})).orgs.length;
     const result = await app.host.dispatch({ transport: 'ipc', url: 'https://evil.example/', id: 99 }, 'orgs.create', { name: 'Injected' });
     expect(result.ok).toBe(false);

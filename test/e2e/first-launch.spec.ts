@@ -90,4 +90,13 @@ test('the API key never reaches the renderer or the logs', async ({ app }) => {
   const seen = await page.evaluate(() => document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
   expect(seen).not.toContain(apiKey);
   expect(app.logs()).not.toContain(apiKey);
+  // Nor does it cross the bridge: a stop/start of the local service re-reads it, and still nothing.
+  await ui(page).stop.click();
+  await ui(page).start.click();
+  await expect(ui(page).connection).toContainText('Online');
+  const traffic = app.bridgeTraffic();
+  if (traffic !== null) {
+    expect(traffic.length).toBeGreaterThan(5);
+    for (const frame of traffic) expect(frame).not.toContain(apiKey);
+  }
 });

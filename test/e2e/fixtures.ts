@@ -31,6 +31,11 @@ export interface AppFixture {
   readonly userDataDir: string;
   /** Everything the app process wrote on stderr so far (to check no secret is logged). */
   readonly logs: () => string;
+  /**
+   * Every bridge frame the page sent or received so far, as text (browser mode: the WebSocket);
+   * null where the bridge is IPC, which a test cannot observe from outside (Electron).
+   */
+  readonly bridgeTraffic: () => string[] | null;
 }
 
 function startWeb(userDataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
@@ -76,7 +81,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         });
         try {
           const page = await electronApp.firstWindow();
-          await use({ page, userDataDir, logs: () => logs });
+          await use({ page, userDataDir, logs: () => logs, bridgeTraffic: () => null });
         } finally {
           await electronApp.close();
         }
@@ -88,12 +93,17 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
         const page = await context.newPage();
         const errors: string[] = [];
+        const frames: string[] = [];
+        page.on('websocket', (ws) => {
+          ws.on('framesent', (f) => frames.push(String(f.payload)));
+          ws.on('framereceived', (f) => frames.push(String(f.payload)));
+        });
         page.on('pageerror', (e) => errors.push(e.message));
         page.on('console', (m) => {
           if (m.type() === 'error') errors.push(m.text());
         });
         await page.goto(web.url);
-        await use({ page, userDataDir, logs: web.logs });
+        await use({ page, userDataDir, logs: web.logs, bridgeTraffic: () => frames });
         if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
       } finally {
         await browser.close();
