@@ -11,6 +11,8 @@ export class ProfilesStore {
   readonly #bridge: FleetBridge;
   readonly #synced: Synced<ProfilesState>;
   #switchingTo = $state<string | null>(null);
+  #savingKeyFor = $state<string | null>(null);
+  #removing = $state<string | null>(null);
 
   #active = $derived.by((): ProfileView | null => {
     const state = this.#synced.value;
@@ -54,6 +56,15 @@ export class ProfilesStore {
     return this.#switchingTo;
   }
 
+  /** The profile whose API key is being checked and saved, if any. */
+  get savingKeyFor(): string | null {
+    return this.#savingKeyFor;
+  }
+  /** The profile being removed, if any. */
+  get removing(): string | null {
+    return this.#removing;
+  }
+
   follow(): () => void {
     return this.#synced.follow();
   }
@@ -87,9 +98,30 @@ export class ProfilesStore {
     }
   }
 
+  /**
+   * Give a remote profile its API key again. Main checks it against the profile's service first and
+   * changes nothing when the check fails; the key is passed through and kept nowhere here.
+   */
+  async setKey(profileId: string, apiKey: string): Promise<Result<ProfilesState>> {
+    this.#savingKeyFor = profileId;
+    try {
+      const result = await this.#bridge.invoke('profiles.setKey', { profileId, apiKey });
+      if (result.ok) this.#synced.set(result.value);
+      return result;
+    } finally {
+      if (this.#savingKeyFor === profileId) this.#savingKeyFor = null;
+    }
+  }
+
+  /** Remove a remote profile; when it was the active one, main falls back to another (the local one). */
   async remove(profileId: string): Promise<Result<ProfilesState>> {
-    const result = await this.#bridge.invoke('profiles.remove', { profileId });
-    if (result.ok) this.#synced.set(result.value);
-    return result;
+    this.#removing = profileId;
+    try {
+      const result = await this.#bridge.invoke('profiles.remove', { profileId });
+      if (result.ok) this.#synced.set(result.value);
+      return result;
+    } finally {
+      if (this.#removing === profileId) this.#removing = null;
+    }
   }
 }

@@ -112,4 +112,92 @@ describe('ProfilesStore', () => {
     expect(store.switchingTo).toBeNull();
     expect(store.activeId).toBe('p-prod');
   });
+
+  describe('setKey', () => {
+    const lostKey = { ...remoteProfile, keyStorage: 'missing' as const };
+
+    test('passes the key through, shows progress, and applies the answer', async () => {
+      const { transport, bridge } = fakeBridge();
+      const answer = deferred<ReturnType<typeof ok<ProfilesState>>>();
+      transport
+        .handle('profiles.list', profilesState({ activeId: 'p-prod', profiles: [localProfile, lostKey] }))
+        .handle('profiles.setKey', () => answer.promise);
+      const store = new ProfilesStore(bridge);
+      await store.load();
+      expect(store.active?.keyStorage).toBe('missing');
+
+      const pending = store.setKey('p-prod', 'the-key');
+      expect(store.savingKeyFor).toBe('p-prod');
+      expect(transport.callsTo('profiles.setKey')).toEqual([{ profileId: 'p-prod', apiKey: 'the-key' }]);
+      answer.resolve(ok(profilesState({ activeId: 'p-prod' })));
+      const result = await pending;
+
+      expect(result.ok).toBe(true);
+      expect(store.savingKeyFor).toBeNull();
+      expect(store.active?.keyStorage).toBe('keychain');
+      // Main reconnects the profile itself: no switch is asked for.
+      expect(transport.callsTo('profiles.switch')).toEqual([]);
+    });
+
+    test.each([
+      ['unauthenticated', 'The service at fleet.example.com:443 rejected the API key.'],
+      ['offline', 'The service at fleet.example.com:443 did not answer.'],
+      ['invalid', 'The local profile gets its key from the embedded service; it needs none entered.'],
+    ] as const)('a %s failure is returned as the bridge error and changes nothing', async (kind, message) => {
+      const { transport, bridge } = fakeBridge();
+      transport
+        .handle('profiles.list', profilesState({ activeId: 'p-prod', profiles: [localProfile, lostKey] }))
+        .handle('profiles.setKey', () => err(kind, message));
+      const store = new ProfilesStore(bridge);
+      await store.load();
+      const result = await store.setKey('p-prod', 'nope');
+      expect(result).toEqual({ ok: false, error: { kind, message } });
+      expect(store.savingKeyFor).toBeNull();
+      expect(store.active?.keyStorage).toBe('missing');
+      expect(store.error).toBeNull();
+    });
+
+    test('a call that never reaches main comes back as an error, not a throw', async () => {
+      const { transport, bridge } = fakeBridge();
+      transport.handle('profiles.list', profilesState()).handle('profiles.setKey', () => {
+        throw new Error('socket closed');
+      });
+      const store = new ProfilesStore(bridge);
+      await store.load();
+      const result = await store.setKey('p-prod', 'k');
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.error.kind).toBe('internal');
+      expect(!result.ok && result.error.message).toContain('socket closed');
+      expect(store.savingKeyFor).toBeNull();
+    });
+  });
+
+  test('remove shows progress and applies the fallback main answers with', async () => {
+    const { transport, bridge } = fakeBridge();
+    const answer = deferred<ReturnType<typeof ok<ProfilesState>>>();
+    transport.handle('profiles.list', profilesState({ activeId: 'p-prod' })).handle('profiles.remove', () => answer.promise);
+    const store = new ProfilesStore(bridge);
+    await store.load();
+    const pending = store.remove('p-prod');
+    expect(store.removing).toBe('p-prod');
+    answer.resolve(ok(profilesState({ profiles: [localProfile], activeId: 'local' })));
+    const result = await pending;
+    expect(result.ok).toBe(true);
+    expect(store.removing).toBeNull();
+    expect(store.profiles.map((p) => p.name)).toEqual(['Local']);
+    expect(store.active?.id).toBe('local');
+  });
+
+  test('a refused remove returns the bridge error and keeps the profile', async () => {
+    const { transport, bridge } = fakeBridge();
+    transport
+      .handle('profiles.list', profilesState())
+      .handle('profiles.remove', () => err('invalid', 'The local profile belongs to the embedded service and cannot be removed.'));
+    const store = new ProfilesStore(bridge);
+    await store.load();
+    const result = await store.remove('local');
+    expect(result).toEqual({ ok: false, error: { kind: 'invalid', message: 'The local profile belongs to the embedded service and cannot be removed.' } });
+    expect(store.removing).toBeNull();
+    expect(store.profiles).toHaveLength(2);
+  });
 });
