@@ -42,13 +42,25 @@ export interface SupervisorOptions {
 /** Lines of the child's stderr kept to explain a failure. */
 const STDERR_TAIL = 8;
 
+/** How long a stopping service gets to close its database before it is killed. */
+const STOP_GRACE_MS = 5_000;
+
 export class LocalServiceSupervisor {
   readonly #options: SupervisorOptions;
+  /** The one child we own; events of any child it replaced are ignored (see #attempt). */
   #child: ChildProcess | null = null;
   #state: LocalServiceState;
   #credentials: LocalCredentials | null = null;
-  #starting: Promise<LocalCredentials> | null = null;
   #lastPort = 0;
+  /**
+   * start() and stop() run one after the other, in call order: a start issued while a stop is in
+   * progress forks only after the old child has exited (two children would fight over the port and
+   * the database), and a stop issued during a start waits for it. `#tail` is the last queued
+   * operation; `#pendingStart`/`#pendingStop` let a repeated call join the same queued operation.
+   */
+  #tail: Promise<unknown> = Promise.resolve();
+  #pendingStart: Promise<LocalCredentials> | null = null;
+  #pendingStop: Promise<void> | null = null;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -59,30 +71,75 @@ export class LocalServiceSupervisor {
     return this.#state;
   }
 
-  /** The credentials the running service printed; null unless running. */
-  get credentials(): LocalCredentials | null {
-    return this.#state.status === 'running' ? this.#credentials : null;
+  /** The pid of the service process we own (alive or not yet reaped), for diagnostics. */
+  get pid(): number | null {
+    return this.#child?.pid ?? null;
   }
 
   /** Starts the service unless it runs already; resolves when it is ready to serve. */
   start(): Promise<LocalCredentials> {
-    if (this.#state.status === 'running' && this.#credentials) return Promise.resolve(this.#credentials);
-    this.#starting ??= this.#startOnce(this.#lastPort)
-      .catch((e: unknown) => {
-        // The port of the last run may have been taken meanwhile: any free one will do.
-        if (this.#lastPort === 0) throw e;
-        this.#options.log(`local service: could not start on port ${this.#lastPort} again; trying a free port`);
-        return this.#startOnce(0);
-      })
-      .finally(() => {
-        this.#starting = null;
-      });
-    return this.#starting;
+    if (this.#pendingStart) return this.#pendingStart;
+    if (!this.#pendingStop && this.#isRunning() && this.#credentials) return Promise.resolve(this.#credentials);
+    const op = this.#tail.then(() => this.#startNow());
+    this.#pendingStart = op;
+    this.#pendingStop = null;
+    this.#tail = op.catch(() => undefined);
+    const clear = () => {
+      if (this.#pendingStart === op) this.#pendingStart = null;
+    };
+    void op.then(clear, clear);
+    return op;
   }
 
-  /** Stops the service (SIGTERM, then SIGKILL after a grace period). */
-  async stop(): Promise<void> {
-    await this.#starting?.catch(() => undefined);
+  /** Stops the service (SIGTERM, then SIGKILL after a grace period), after any start queued before it. */
+  stop(): Promise<void> {
+    if (this.#pendingStop) return this.#pendingStop;
+    const op = this.#tail.then(() => this.#stopNow());
+    this.#pendingStop = op;
+    this.#pendingStart = null;
+    this.#tail = op.catch(() => undefined);
+    const clear = () => {
+      if (this.#pendingStop === op) this.#pendingStop = null;
+    };
+    void op.then(clear, clear);
+    return op;
+  }
+
+  #isRunning(): boolean {
+    const child = this.#child;
+    return this.#state.status === 'running' && child !== null && child.exitCode === null && child.signalCode === null;
+  }
+
+  async #startNow(): Promise<LocalCredentials> {
+    if (this.#isRunning() && this.#credentials) return this.#credentials;
+    const { entry, dataDir } = this.#options;
+    if (!existsSync(entry)) {
+      const error = `The service program is missing (${entry}). Build the app again with \`npm run build\`.`;
+      this.#set({ status: 'failed', address: null, error });
+      throw new Error(error);
+    }
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.#set({ status: 'starting', address: null, error: null });
+    try {
+      let credentials: LocalCredentials;
+      try {
+        credentials = await this.#attempt(this.#lastPort);
+      } catch (e) {
+        // The port of the last run may have been taken meanwhile: any free one will do. No `failed`
+        // for this first attempt: the state goes on as `starting` while the retry runs.
+        if (this.#lastPort === 0) throw e;
+        this.#options.log(`local service: could not start on port ${this.#lastPort} again (${e instanceof Error ? e.message : String(e)}); trying a free port`);
+        credentials = await this.#attempt(0);
+      }
+      this.#set({ status: 'running', address: credentials.address, error: null });
+      return credentials;
+    } catch (e) {
+      this.#set({ status: 'failed', address: null, error: e instanceof Error ? e.message : String(e) });
+      throw e;
+    }
+  }
+
+  async #stopNow(): Promise<void> {
     const child = this.#child;
     if (!child || child.exitCode !== null || child.signalCode !== null) {
       this.#set({ status: 'stopped', address: null, error: null });
@@ -91,23 +148,21 @@ export class LocalServiceSupervisor {
     this.#set({ status: 'stopping', address: this.#state.address, error: null });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await exited;
     clearTimeout(killer);
   }
 
-  #startOnce(port: number): Promise<LocalCredentials> {
+  /**
+   * Forks the service once and waits for its ready line. Rejects (without publishing a state: the
+   * caller decides whether a retry follows) once the child is gone, so a retry never overlaps it.
+   */
+  #attempt(port: number): Promise<LocalCredentials> {
     const { entry, dataDir } = this.#options;
-    if (!existsSync(entry)) {
-      const error = `The service program is missing (${entry}). Build the app again with \`npm run build\`.`;
-      this.#set({ status: 'failed', address: null, error });
-      return Promise.reject(new Error(error));
-    }
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const startTimeoutMs = this.#options.startTimeoutMs ?? 20_000;
     // A data dir without bootstrap credentials is new: fill it with the demo fleet.
     const fresh = !existsSync(join(dataDir, 'bootstrap-credentials.json'));
     const args = ['--listen', `127.0.0.1:${port}`, '--data-dir', dataDir, ...(fresh ? ['--demo'] : [])];
-    this.#set({ status: 'starting', address: null, error: null });
 
     return new Promise<LocalCredentials>((resolve, reject) => {
       const child = fork(entry, args, {
@@ -119,7 +174,11 @@ export class LocalServiceSupervisor {
       // fork with stdio 'pipe' always creates these two streams.
       const { stdout, stderr } = child as ChildProcess & { stdout: Readable; stderr: Readable };
       const stderrTail: string[] = [];
+      const stderrSummary = (lines: number, before: string, after = '') => (stderrTail.length > 0 ? `${before}${stderrTail.slice(-lines).join(' | ')}${after}` : '');
       let ready = false;
+      let settled = false;
+      /** Why we killed it before it was ready (timeout, a bad ready line): reported when it is gone. */
+      let killedBecause: string | null = null;
 
       createInterface({ input: stderr }).on('line', (line) => {
         stderrTail.push(line);
@@ -127,49 +186,53 @@ export class LocalServiceSupervisor {
         this.#options.log(`local service: ${line}`);
       });
 
-      const timeout = setTimeout(() => {
-        if (ready) return;
-        child.kill('SIGKILL');
-        fail(`it did not report ready within ${(this.#options.startTimeoutMs ?? 20_000) / 1000} s`);
-      }, this.#options.startTimeoutMs ?? 20_000);
-
       const fail = (why: string) => {
         clearTimeout(timeout);
-        const detail = stderrTail.length > 0 ? `: ${stderrTail.slice(-3).join(' | ')}` : '';
-        const error = `The local service could not start: ${why}${detail}`;
-        this.#set({ status: 'failed', address: null, error });
-        reject(new Error(error));
+        // Once per attempt: a kill before ready is followed by the exit it causes.
+        if (settled) return;
+        settled = true;
+        reject(new Error(`The local service could not start: ${why}${stderrSummary(3, ': ')}`));
       };
+      const killBeforeReady = (why: string) => {
+        clearTimeout(timeout);
+        killedBecause ??= why;
+        child.kill('SIGKILL');
+      };
+
+      const timeout = setTimeout(() => killBeforeReady(`it did not report ready within ${startTimeoutMs / 1000} s`), startTimeoutMs);
 
       createInterface({ input: stdout }).once('line', (line) => {
         let parsed;
         try {
           parsed = readyLine.parse(JSON.parse(line));
         } catch {
-          child.kill('SIGKILL');
-          fail('it printed something other than its ready line');
+          killBeforeReady('it printed something other than its ready line');
           return;
         }
+        if (killedBecause !== null || settled) return;
         ready = true;
+        settled = true;
         clearTimeout(timeout);
         this.#lastPort = Number(parsed.address.slice(parsed.address.lastIndexOf(':') + 1));
         this.#credentials = { address: parsed.address, apiKeyId: parsed.api_key_id, apiKey: parsed.api_key };
-        this.#set({ status: 'running', address: parsed.address, error: null });
         resolve(this.#credentials);
       });
 
+      // 'error' without 'exit' is a fork that never ran (or a kill that failed): nothing to wait for.
       child.once('error', (e) => {
         if (!ready) fail(e.message);
       });
       child.once('exit', (code, signal) => {
-        if (this.#child === child) this.#child = null;
-        if (!ready) {
-          fail(signal ? `it was stopped by ${signal}` : `it exited with code ${code}`);
-        } else if (this.#state.status === 'stopping') {
+        if (!ready) fail(killedBecause ?? (signal ? `it was stopped by ${signal}` : `it exited with code ${code}`));
+        // A child that a newer one replaced must not touch the state: the state is the new child's.
+        if (this.#child !== child) return;
+        this.#child = null;
+        if (!ready) return; // the attempt's rejection says it; #startNow publishes (or retries)
+        if (this.#state.status === 'stopping') {
           this.#set({ status: 'stopped', address: null, error: null });
         } else {
-          const detail = stderrTail.length > 0 ? ` (${stderrTail.slice(-2).join(' | ')})` : '';
-          this.#set({ status: 'failed', address: null, error: `The local service exited unexpectedly${signal ? ` (${signal})` : ` with code ${code}`}${detail}. Start it again to reconnect.` });
+          const how = signal ? ` (${signal})` : ` with code ${code}`;
+          this.#set({ status: 'failed', address: null, error: `The local service exited unexpectedly${how}${stderrSummary(2, ' (', ')')}. Start it again to reconnect.` });
         }
       });
     });
