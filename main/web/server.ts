@@ -5,7 +5,11 @@
  *
  * Who may connect: the page and the socket require the random token printed at start (compared in
  * constant time), and the socket also requires the page's own Origin — another site open in the same
- * browser can neither read the page nor open the socket.
+ * browser can neither read the page nor open the socket. The Origin a socket was admitted with is
+ * its sender URL for the router, which checks it again on every call.
+ *
+ * Nothing a client sends may take the process down: a request target that is no URL gets 400, a
+ * frame that is not an invoke object is dropped.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -59,6 +63,25 @@ const securityHeaders: Record<string, string> = {
   'X-Frame-Options': 'DENY',
 };
 
+/**
+ * The request target as a URL, or null when it is none (`GET //[ HTTP/1.1` passes the HTTP parser
+ * but makes `new URL` throw, which in a request handler would be an uncaught exception).
+ */
+function parseTarget(target: string | undefined, origin: string): URL | null {
+  try {
+    return new URL(target ?? '/', origin);
+  } catch {
+    return null;
+  }
+}
+
+/** A parsed frame that may be an invoke: a plain object (not null, not an array) with a numeric id. */
+function isInvokeFrame(frame: unknown): frame is { type: 'invoke'; id: number; channel?: unknown; request?: unknown } {
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return false;
+  const { type, id } = frame as { type?: unknown; id?: unknown };
+  return type === 'invoke' && typeof id === 'number';
+}
+
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const log = options.log ?? ((m: string) => console.error(m));
   const token = options.token ?? randomBytes(32).toString('base64url');
@@ -71,7 +94,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
-    const url = new URL(req.url ?? '/', origin);
+    const url = parseTarget(req.url, origin);
+    if (url === null) {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Bad request\n');
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
@@ -92,8 +119,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   });
 
   const router = createRouter(options.handlers, {
-    // The socket was admitted with the token and this origin; the check here keeps the rule in one place.
-    isTrustedSender: (sender) => sender.transport === 'ws' && sender.url === origin,
+    // sender.url is the Origin header the socket was admitted with (recorded at upgrade, not set by
+    // us), so this is the same rule as the admission check, applied again to every call.
+    isTrustedSender: (sender) => sender.transport === 'ws' && origin !== '' && sender.url === origin,
     log,
   });
 
@@ -102,31 +130,34 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', origin);
     const refuse = (code: number, why: string) => {
       log(`web: refused a bridge connection: ${why}`);
       socket.end(`HTTP/1.1 ${code} ${why}\r\nConnection: close\r\n\r\n`);
     };
+    const url = parseTarget(req.url, origin);
+    if (url === null) return refuse(400, 'Bad Request');
     if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
     if (req.headers.origin !== origin) return refuse(403, 'Forbidden origin');
     if (!sameSecret(url.searchParams.get('token'), token)) return refuse(403, 'Forbidden token');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket) => {
-    const sender = { transport: 'ws' as const, url: origin, id: nextId++ };
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
+    // The Origin this socket was admitted with is who it is for the router's sender check.
+    const sender = { transport: 'ws' as const, url: req.headers.origin ?? '', id: nextId++ };
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
     ws.on('message', (data, isBinary) => {
-      let frame: Partial<Extract<WireFrame, { type: 'invoke' }>>;
+      let frame: unknown;
       try {
         if (isBinary) throw new Error('binary frame');
-        frame = JSON.parse(data.toString()) as typeof frame;
+        frame = JSON.parse(data.toString());
       } catch {
         log('web: dropped a frame that is not JSON');
         return;
       }
-      if (frame.type !== 'invoke' || typeof frame.id !== 'number') {
+      // JSON.parse gives null, numbers, strings and arrays as readily as objects.
+      if (!isInvokeFrame(frame)) {
         log('web: dropped a frame that is not an invoke');
         return;
       }
