@@ -2,10 +2,10 @@
  * Remembers where the main window was. Restored only where it can still be seen: a monitor that was
  * unplugged since, or a resolution that shrank, must not open the app off screen.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { screen, type BrowserWindow, type Rectangle } from 'electron';
 import { z } from 'zod';
+import { writeFileAtomic } from '../fs/atomic';
 
 export const WINDOW_STATE_FILE = 'window-state.json';
 export const DEFAULT_SIZE = { width: 1280, height: 800 } as const;
@@ -78,19 +78,6 @@ export function loadWindowState(file: string, log: (message: string) => void = (
   return { bounds, isMaximized: saved.isMaximized };
 }
 
-/** Crash-safe write: a temp file renamed over the target, so a reader sees the old or the new state, never half. */
-function writeState(file: string, state: SavedState): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, JSON.stringify(state));
-    renameSync(temp, file);
-  } catch (e) {
-    rmSync(temp, { force: true });
-    throw e;
-  }
-}
-
 export interface TrackOptions {
   /** A resize drag fires dozens of events a second; only the settled bounds are worth a write. */
   readonly debounceMs?: number;
@@ -110,7 +97,8 @@ export function trackWindowState(window: BrowserWindow, file: string, options: T
     // Normal bounds, not the maximized ones, so un-maximizing after a restart returns to the user's size.
     const { x, y, width, height } = window.getNormalBounds();
     try {
-      writeState(file, { x, y, width, height, isMaximized: window.isMaximized() });
+      // Atomic: the next launch reads the old or the new state, never half of one.
+      writeFileAtomic(file, JSON.stringify({ x, y, width, height, isMaximized: window.isMaximized() } satisfies SavedState));
     } catch (e) {
       log(`window-state: could not save ${file}: ${String(e)}`); // losing the position is no reason to fail
     }
