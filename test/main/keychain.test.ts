@@ -1,7 +1,8 @@
 /**
  * The keychain against the real Secret Service (gnome-keyring on a private D-Bus session: `npm test`
  * sets one up). Where none exists the round trip is skipped and says so; under `npm test` with the
- * keyring session (FLEET_DESK_TEST_KEYRING=1) it must pass.
+ * keyring session (FLEET_DESK_TEST_KEYRING=1) it must pass, and on CI (CI set) the keyring session is
+ * required: a CI that lost it would otherwise turn every real keychain test into a silent skip.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -10,12 +11,16 @@ import { OsKeychain, openKeychain } from '../../main/keychain/keychain';
 import { repoRoot } from '../helpers/backend';
 
 const inKeyringSession = process.env.FLEET_DESK_TEST_KEYRING === '1';
+// CI systems set CI=true (or 1); an explicit false/0 means not CI.
+const onCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
 const probe = await OsKeychain.probe();
 const reason = `no Secret Service answers here (${probe.reason}); run through \`npm test\`, which starts gnome-keyring on a private D-Bus session`;
 
 describe('OS keychain (Secret Service)', () => {
-  it('is available in the test keyring session', () => {
-    if (!inKeyringSession) return; // outside `npm test` there is nothing to demand
+  it('is available in the test keyring session (required on CI)', (ctx) => {
+    // Locally outside `npm test` there is nothing to demand; on CI there is.
+    if (!inKeyringSession && !onCi) ctx.skip(`not in the test keyring session: ${reason}`);
+    expect(inKeyringSession, 'CI must run the tests inside the keyring session (`npm test`, or `dbus-run-session -- scripts/with-keyring.sh`)').toBe(true);
     expect(probe).toEqual({ available: true, reason: null });
   });
 
