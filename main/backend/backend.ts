@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { ProfileView, ProfilesState } from '../../common/profiles';
 import { Connection } from '../connection/connection';
 import { connectionHandlers } from '../connection/handlers';
+import { acquireLock, type DataDirLock } from '../fs/lock';
 import { openKeychain, type KeychainStatus, type SecretStore } from '../keychain/keychain';
 import { localServiceHandlers } from '../local-service/handlers';
 import { LocalServiceSupervisor } from '../local-service/supervisor';
@@ -41,9 +42,11 @@ export class Backend {
   readonly events = new EventBus();
   readonly #ctx: BackendContext;
   readonly #keyStored = new Map<string, boolean>();
+  readonly #lock: DataDirLock;
   #closed = false;
 
-  private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }) {
+  private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }, lock: DataDirLock) {
+    this.#lock = lock;
     const log = options.log ?? ((m: string) => console.error(m));
     mkdirSync(options.userDataDir, { recursive: true, mode: 0o700 });
     const events = this.events;
@@ -85,20 +88,31 @@ export class Backend {
     };
   }
 
-  /** Opens profiles, keychain and caches. Touches no network and starts no process. */
+  /**
+   * Opens profiles, keychain and caches. Touches no network and starts no process. Throws
+   * DataDirLockedError when another Fleet Desk (desktop or browser mode) uses the same data folder:
+   * two writers of profiles.json and two local services on one database would corrupt both.
+   */
   static async open(options: BackendOptions): Promise<Backend> {
-    const keychain = options.keychain ?? (await openKeychain());
-    const backend = new Backend(options, keychain);
-    if (!keychain.status.available) backend.#ctx.log(`keychain: not available (${keychain.status.reason}); API keys are kept for this run only`);
-    for (const profile of backend.#ctx.profiles.profiles) {
-      const key = await keychain.store.get(profile.id).catch(() => null);
-      backend.#keyStored.set(profile.id, key !== null);
+    const lock = acquireLock(options.userDataDir);
+    try {
+      const keychain = options.keychain ?? (await openKeychain());
+      const backend = new Backend(options, keychain, lock);
+      if (!keychain.status.available) backend.#ctx.log(`keychain: not available (${keychain.status.reason}); API keys are kept for this run only`);
+      for (const profile of backend.#ctx.profiles.profiles) {
+        const key = await keychain.store.get(profile.id).catch(() => null);
+        backend.#keyStored.set(profile.id, key !== null);
+      }
+      // The last active profile's cache answers before anything starts or connects.
+      const active = backend.#ctx.profiles.activeId;
+      if (active) backend.#ctx.connection.open(active, backend.#ctx.cachePath(active));
+      return backend;
+    } catch (e) {
+      lock.release();
+      throw e;
     }
-    // The last active profile's cache answers before anything starts or connects.
-    const active = backend.#ctx.profiles.activeId;
-    if (active) backend.#ctx.connection.open(active, backend.#ctx.cachePath(active));
-    return backend;
   }
+
 
   /**
    * First launch creates the local demo profile; every launch connects the active profile. Resolves
@@ -118,7 +132,11 @@ export class Backend {
     if (this.#closed) return;
     this.#closed = true;
     this.#ctx.connection.close();
-    await this.#ctx.localService.stop();
+    try {
+      await this.#ctx.localService.stop();
+    } finally {
+      this.#lock.release();
+    }
   }
 
   /**

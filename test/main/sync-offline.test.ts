@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../service/server';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { MemoryKeychain } from '../../main/keychain/keychain';
-import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
+import { openTestBackend, repoRoot, tempDir, type TestBackend } from '../helpers/backend';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -193,6 +193,32 @@ describe('without a keychain', () => {
       expect(state.keychain).toEqual({ available: false, reason: 'no desktop session bus (D-Bus) to reach a keychain' });
       expect(state.profiles[0]!.keyStorage).toBe('session');
       expect((await app.value('connection.get', {})).status).toBe('online');
+    } finally {
+      await app.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('one backend per data folder', () => {
+  it('a second app on the same folder is refused with a message that says what to do', async () => {
+    const dir = tempDir('fleet-desk-main-');
+    const app = await openTestBackend(dir.path);
+    try {
+      const { spawnSync } = await import('node:child_process');
+      const script = `
+        import { Backend } from './main/backend/backend.ts';
+        try {
+          await Backend.open({ userDataDir: ${JSON.stringify(dir.path)}, serviceEntry: 'unused' });
+          console.log('opened');
+        } catch (e) { console.log(e.message); }
+      `;
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, encoding: 'utf8' });
+      expect(child.stdout).toContain(`Another Fleet Desk is using ${dir.path} (pid ${process.pid})`);
+      await app.close();
+      // Released on close: the folder is free again.
+      const again = await openTestBackend(dir.path);
+      await again.close();
     } finally {
       await app.close();
       dir.remove();
