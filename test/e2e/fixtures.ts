@@ -72,7 +72,9 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         testInfo.skip(!executablePath, "Electron's binary is not installed on this machine (it cannot be downloaded here); the browser project runs the same spec.");
         const electronApp = await _electron.launch({
           executablePath: executablePath!,
-          args: [root, `--user-data-dir=${userDataDir}`],
+          // Chromium refuses to run as root with its OS sandbox (CI containers run as root). The
+          // renderer's own isolation (sandbox: true, contextIsolation, no Node) is unaffected.
+          args: [root, `--user-data-dir=${userDataDir}`, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
           env: { ...process.env, ...appEnv, FLEET_DESK_USER_DATA: userDataDir },
         });
         let logs = '';
