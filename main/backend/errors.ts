@@ -45,6 +45,23 @@ export function kindOfStatus(code: status): ErrorKind {
 }
 
 /**
+ * Why a service could not be reached, in words for people. gRPC's own detail for UNAVAILABLE is a
+ * channel log ("No connection established. Last error: Error: connect ECONNREFUSED … Resolution
+ * note: "); the cause inside it is what the user can act on.
+ */
+export function describeUnreachable(code: status, detail: string): string {
+  if (code === status.DEADLINE_EXCEEDED || /deadline exceeded/i.test(detail)) return 'it did not answer in time';
+  if (/ECONNREFUSED/.test(detail)) return 'nothing is listening at that address (connection refused)';
+  if (/ENOTFOUND|EAI_AGAIN|resolution failed|Name resolution/i.test(detail)) return 'its host name could not be resolved';
+  if (/EHOSTUNREACH|ENETUNREACH/.test(detail)) return 'the network cannot reach that host';
+  if (/certificate|SSL|TLS|handshake|wrong version number/i.test(detail)) {
+    return 'the secure connection failed (is TLS on for a service without it, or off for one that needs it?)';
+  }
+  if (/ECONNRESET|Connection dropped|socket hang up|closed/i.test(detail)) return 'the connection was dropped';
+  return `it is unavailable (${detail})`;
+}
+
+/**
  * Turn a failed gRPC call into an AppError whose message says what happened, in words for people.
  * `what` names the operation ("list organizations"); `address` the service.
  */
@@ -53,7 +70,7 @@ export function fromServiceError(e: ServiceError, what: string, address: string)
   const detail = e.details || e.message;
   switch (kind) {
     case 'offline':
-      return new AppError(kind, `Could not ${what}: the service at ${address} did not answer (${detail}).`);
+      return new AppError(kind, `Could not ${what}: can't reach the service at ${address}: ${describeUnreachable(e.code, detail)}.`);
     case 'unauthenticated':
       return new AppError(kind, `Could not ${what}: the service rejected the API key (${detail}). Check the key id and key of this profile.`);
     case 'permission-denied':

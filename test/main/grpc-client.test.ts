@@ -165,7 +165,7 @@ describe('FleetClient', () => {
     try {
       const error = await failure(client.call('list organizations', client.app.listOrganizations, {}));
       expect(error.kind).toBe('offline');
-      expect(error.message).toContain(`127.0.0.1:${port}`);
+      expect(error.message).toBe(`Could not list organizations: can't reach the service at 127.0.0.1:${port}: it did not answer in time.`);
     } finally {
       for (const s of sockets) s.destroy();
       silent.close();
@@ -176,5 +176,7 @@ describe('FleetClient', () => {
     client = new FleetClient({ address: '127.0.0.1:1', tls: false, apiKeyId: 'id', apiKey: 'key' }, { deadlineMs: 2_000 });
     const error = await failure(client.call('list organizations', client.app.listOrganizations, {}));
     expect(error.kind).toBe('offline');
+    // The cause, in words, not gRPC's channel log.
+    expect(error.message).toBe("Could not list organizations: can't reach the service at 127.0.0.1:1: nothing is listening at that address (connection refused).");
   });
 });

@@ -1,0 +1,34 @@
+import { status } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { describeUnreachable, kindOfStatus } from './errors';
+
+describe('kindOfStatus', () => {
+  it.each([
+    [status.UNAUTHENTICATED, 'unauthenticated'],
+    [status.PERMISSION_DENIED, 'permission-denied'],
+    [status.NOT_FOUND, 'not-found'],
+    [status.INVALID_ARGUMENT, 'invalid'],
+    [status.FAILED_PRECONDITION, 'invalid'],
+    [status.ALREADY_EXISTS, 'conflict'],
+    [status.ABORTED, 'conflict'],
+    [status.UNAVAILABLE, 'offline'],
+    [status.DEADLINE_EXCEEDED, 'offline'],
+    [status.UNIMPLEMENTED, 'internal'],
+    [status.INTERNAL, 'internal'],
+  ])('status %i is %s', (code, kind) => {
+    expect(kindOfStatus(code)).toBe(kind);
+  });
+});
+
+describe('describeUnreachable', () => {
+  it.each([
+    [status.UNAVAILABLE, 'No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1. Resolution note: ', 'nothing is listening at that address (connection refused)'],
+    [status.UNAVAILABLE, 'Name resolution failed for target dns:nowhere.invalid:443: Error: getaddrinfo ENOTFOUND nowhere.invalid', 'its host name could not be resolved'],
+    [status.DEADLINE_EXCEEDED, 'Deadline exceeded after 8.001s', 'it did not answer in time'],
+    [status.UNAVAILABLE, 'No connection established. Last error: Error: write EPROTO SSL routines: wrong version number', 'the secure connection failed (is TLS on for a service without it, or off for one that needs it?)'],
+    [status.UNAVAILABLE, 'Connection dropped', 'the connection was dropped'],
+    [status.UNAVAILABLE, 'something new', 'it is unavailable (something new)'],
+  ])('%i %s', (code, detail, expected) => {
+    expect(describeUnreachable(code, detail)).toBe(expected);
+  });
+});
