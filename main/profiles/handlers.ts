@@ -63,7 +63,13 @@ export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesCh
       profiles.remove(profileId);
       await keychain.delete(profileId).catch((e: unknown) => ctx.log(`profiles: could not delete the key of a removed profile from the keychain: ${String(e)}`));
       ctx.forgetKey(profileId);
-      rmSync(dirname(ctx.cachePath(profileId)), { recursive: true, force: true });
+      // Housekeeping, not the removal: a cache still held open by a call finishing (Windows refuses to
+      // delete open files) must not turn a removed profile into an error.
+      try {
+        rmSync(dirname(ctx.cachePath(profileId)), { recursive: true, force: true });
+      } catch (e) {
+        ctx.log(`profiles: could not delete the cache of a removed profile: ${e instanceof Error ? e.message : String(e)}`);
+      }
       if (wasActive && profiles.activeId) await ctx.activate(profiles.activeId);
       return ctx.profilesState();
     },
