@@ -3,25 +3,35 @@
  * WebSocket to the same backend the Electron shell hosts. It is how the app runs where Electron's
  * binary is missing (and how the E2E suite drives it there).
  *
- * Who may connect: the page and the socket require the random token printed at start (compared in
- * constant time), and the socket also requires the page's own Origin — another site open in the same
- * browser can neither read the page nor open the socket. The Origin a socket was admitted with is
- * its sender URL for the router, which checks it again on every call.
+ * Who may connect. Any process on this machine can reach the port, so:
+ * - The printed URL carries a random launch token (compared in constant time). Its first use
+ *   exchanges it for a session: an HttpOnly, SameSite=Strict cookie the page's scripts cannot read.
+ *   The token is then spent: the same URL admits no one again (the page removes it from the
+ *   address bar; a reload goes on with the cookie).
+ * - Requests must name the server as `127.0.0.1:PORT` or `localhost:PORT` in `Host` (DNS
+ *   rebinding: a foreign site's name resolving to 127.0.0.1 still sends its own name).
+ * - The WebSocket at `/bridge` needs the session cookie and the page's own Origin; that Origin is the
+ *   socket's sender identity, which the router checks again on every call.
+ * - Only the page (`/`) and the built assets (`/assets/*`) are served; every other path is 404.
  *
- * Nothing a client sends may take the process down: a request target that is no URL gets 400, a
- * frame that is not an invoke object is dropped.
+ * Nothing a client sends may take the process down: every socket has an error listener from the
+ * moment the server sees it, a request target that is no URL gets 400, a WebSocket protocol error
+ * closes that socket alone, and a frame that is not an invoke object is dropped. What outsiders can
+ * cause at will (refused upgrades) is logged at a bounded rate.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import sirv from 'sirv';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
 import type { EventBus } from '../backend/events';
 import { createRouter, type Handlers } from '../backend/router';
 import { CONTENT_SECURITY_POLICY } from '../security/csp';
+import { createRateLimitedLog } from './rate-limited-log';
 
 export interface WebServerOptions {
   readonly handlers: Handlers;
@@ -32,22 +42,25 @@ export interface WebServerOptions {
   readonly port?: number;
   readonly host?: '127.0.0.1' | '::1';
   readonly log?: (message: string) => void;
-  /** Fixed token (tests); a random one otherwise. */
+  /** Fixed launch token (tests); a random one otherwise. */
   readonly token?: string;
 }
 
 export interface WebServer {
-  /** The URL to open, token included. */
+  /** The URL to open once, launch token included. */
   readonly url: string;
+  /** The origin the server prints (`http://127.0.0.1:PORT`); `localhost:PORT` is accepted too. */
   readonly origin: string;
   close(): Promise<void>;
 }
 
 /** Largest bridge frame accepted from a page: bridge payloads are small; anything bigger is abuse. */
 const MAX_FRAME_BYTES = 1024 * 1024;
+/** Where the built renderer keeps its scripts, styles and images (Vite's `assetsDir`). */
+const ASSETS_PREFIX = '/assets/';
 
-function sameSecret(given: string | null, expected: string): boolean {
-  if (given === null) return false;
+function sameSecret(given: string | null | undefined, expected: string): boolean {
+  if (given === null || given === undefined) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -56,7 +69,7 @@ function sameSecret(given: string | null, expected: string): boolean {
 const securityHeaders: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
-  // The token is in the page URL: never send it on as a Referer.
+  // The launch token is in the first page URL: never send it on as a Referer.
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
@@ -64,12 +77,14 @@ const securityHeaders: Record<string, string> = {
 };
 
 /**
- * The request target as a URL, or null when it is none (`GET //[ HTTP/1.1` passes the HTTP parser
- * but makes `new URL` throw, which in a request handler would be an uncaught exception).
+ * The request target as a URL, or null when it is no plain path. Only origin-form targets (`/path`)
+ * are taken: `//host/path` would otherwise be read as another authority, an absolute-form target
+ * is for proxies, and `GET //[ HTTP/1.1` passes the HTTP parser but makes `new URL` throw.
  */
-function parseTarget(target: string | undefined, origin: string): URL | null {
+function parseTarget(target: string | undefined): URL | null {
+  if (target === undefined || !target.startsWith('/') || target.startsWith('//')) return null;
   try {
-    return new URL(target ?? '/', origin);
+    return new URL(`http://placeholder${target}`);
   } catch {
     return null;
   }
@@ -82,63 +97,154 @@ function isInvokeFrame(frame: unknown): frame is { type: 'invoke'; id: number; c
   return type === 'invoke' && typeof id === 'number';
 }
 
+/** The value of cookie `name` in a Cookie header, or null. */
+export function cookieValue(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at !== -1 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * An asset path the server may hand to the static file handler: under /assets/, and with no
+ * segment that could climb out once decoded. The URL parser already resolved literal `..`; encoded
+ * ones (`%2e%2e`, `%2f`, `%5c`) are refused here rather than trusted to the file handler.
+ */
+function isAssetPath(pathname: string): boolean {
+  if (!pathname.startsWith(ASSETS_PREFIX) || pathname.length === ASSETS_PREFIX.length) return false;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return false;
+  }
+  return !decoded.split(/[/\\]/).some((segment) => segment === '..' || segment === '.') && !decoded.includes('\0');
+}
+
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const log = options.log ?? ((m: string) => console.error(m));
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const host = options.host ?? '127.0.0.1';
+  const listenHost = options.host ?? '127.0.0.1';
   const indexPath = join(options.rendererDir, 'index.html');
   if (!existsSync(indexPath)) throw new Error(`The renderer is not built (${indexPath} is missing). Run \`npm run build\` first.`);
   const indexHtml = readFileSync(indexPath);
-  const assets = sirv(options.rendererDir, { dev: false, etag: true, dotfiles: false });
-  let origin = '';
+  // No extension guessing and no index files: a path names exactly one built file or nothing.
+  const assets = sirv(options.rendererDir, { dev: false, etag: true, dotfiles: false, extensions: [], single: false });
+
+  /** Set once listening: the Host values we answer to, and the origins pages on them have. */
+  let allowedHosts = new Set<string>();
+  let cookieName = '';
+  let tokenSpent = false;
+  /** Session ids handed out for the launch token; valid for this run of the server. */
+  const sessions = new Set<string>();
+
+  const hasSession = (req: IncomingMessage): boolean => {
+    const given = cookieValue(req.headers.cookie, cookieName);
+    return given !== null && [...sessions].some((id) => sameSecret(given, id));
+  };
+  const hostAllowed = (req: IncomingMessage): boolean => typeof req.headers.host === 'string' && allowedHosts.has(req.headers.host.toLowerCase());
+
+  const refusedUpgrade = createRateLimitedLog(log, { prefix: 'web: refused a bridge connection' });
+  const droppedSocket = createRateLimitedLog(log, { prefix: 'web: a client socket failed' });
+
+  const plain = (res: ServerResponse, code: number, text: string): void => {
+    res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).end(`${text}\n`);
+  };
+
+  const servePage = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const headers: Record<string, string> = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' };
+    if (!hasSession(req)) {
+      const given = url.searchParams.get('token');
+      if (given === null) {
+        plain(res, 403, 'Fleet Desk: this address needs its access token. Open the full URL that `npm run web` printed.');
+        return;
+      }
+      if (!sameSecret(given, token)) {
+        plain(res, 403, 'Fleet Desk: this access token is wrong. Open the full URL that `npm run web` printed.');
+        return;
+      }
+      if (tokenSpent) {
+        plain(res, 403, 'Fleet Desk: this link was used already; it opens the app once. Use the browser tab it was opened in, or restart `npm run web` for a new link.');
+        return;
+      }
+      tokenSpent = true;
+      const session = randomBytes(32).toString('base64url');
+      sessions.add(session);
+      // No Max-Age: a session cookie, gone with the browser session. No Secure: this is plain http on loopback.
+      headers['Set-Cookie'] = `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=/`;
+    }
+    res.writeHead(200, headers);
+    res.end(req.method === 'HEAD' ? undefined : indexHtml);
+  };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
-    const url = parseTarget(req.url, origin);
+    if (!hostAllowed(req)) {
+      plain(res, 421, 'Fleet Desk answers only to 127.0.0.1 and localhost.');
+      return;
+    }
+    const url = parseTarget(req.url);
     if (url === null) {
-      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Bad request\n');
+      plain(res, 400, 'Bad request');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
     }
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      if (!sameSecret(url.searchParams.get('token'), token)) {
-        res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end('Fleet Desk: this address needs its access token. Open the full URL that `npm run web` printed.\n');
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end(indexHtml);
+    if (url.pathname === '/') {
+      servePage(req, res, url);
       return;
     }
-    assets(req, res, () => {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
-    });
+    if (isAssetPath(url.pathname)) {
+      assets(req, res, () => plain(res, 404, 'Not found'));
+      return;
+    }
+    plain(res, 404, 'Not found');
   });
+  // Node answers malformed HTTP with 400 itself; a socket that fails meanwhile is only noted.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    droppedSocket(error.code ?? error.message);
+    if (socket.writable && error.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  server.on('error', (error) => log(`web: server error: ${error.message}`));
 
   const router = createRouter(options.handlers, {
     // sender.url is the Origin header the socket was admitted with (recorded at upgrade, not set by
     // us), so this is the same rule as the admission check, applied again to every call.
-    isTrustedSender: (sender) => sender.transport === 'ws' && origin !== '' && sender.url === origin,
+    isTrustedSender: (sender) => sender.transport === 'ws' && allowedOrigin(sender.url),
     log,
   });
+  const allowedOrigin = (value: string | undefined): boolean => {
+    if (value === undefined || !value.startsWith('http://')) return false;
+    return allowedHosts.has(value.slice('http://'.length).toLowerCase());
+  };
 
   const sockets = new Set<WebSocket>();
   let nextId = 1;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
-  server.on('upgrade', (req, socket, head) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // First thing: an upgrade socket has no error listener of Node's, and a client that resets it
+    // would otherwise raise an uncaught 'error' and end the process. ws adds its own once admitted.
+    socket.on('error', (error: NodeJS.ErrnoException) => droppedSocket(error.code ?? error.message));
     const refuse = (code: number, why: string) => {
-      log(`web: refused a bridge connection: ${why}`);
-      socket.end(`HTTP/1.1 ${code} ${why}\r\nConnection: close\r\n\r\n`);
+      refusedUpgrade(why);
+      if (socket.writable) socket.end(`HTTP/1.1 ${code} ${why}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      else socket.destroy();
     };
-    const url = parseTarget(req.url, origin);
+    if (!hostAllowed(req)) return refuse(421, 'Misdirected Request');
+    const url = parseTarget(req.url);
     if (url === null) return refuse(400, 'Bad Request');
     if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
-    if (req.headers.origin !== origin) return refuse(403, 'Forbidden origin');
-    if (!sameSecret(url.searchParams.get('token'), token)) return refuse(403, 'Forbidden token');
+    // The page's Origin must be the address it was loaded from, and be ours.
+    if (!allowedOrigin(req.headers.origin) || req.headers.origin?.slice('http://'.length).toLowerCase() !== req.headers.host?.toLowerCase()) {
+      return refuse(403, 'Forbidden Origin');
+    }
+    if (!hasSession(req)) return refuse(403, 'No Session');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
@@ -147,6 +253,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const sender = { transport: 'ws' as const, url: req.headers.origin ?? '', id: nextId++ };
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
+    // ws reports a protocol error (oversized or malformed frame, bad close code) here and closes
+    // the socket with the matching status; without a listener the 'error' would end the process.
+    ws.on('error', (error: Error & { code?: string }) => {
+      log(`web: closed bridge socket ${sender.id} after a protocol error: ${error.message}${error.code ? ` (${error.code})` : ''}`);
+    });
     ws.on('message', (data, isBinary) => {
       let frame: unknown;
       try {
@@ -175,19 +286,28 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    server.listen(options.port ?? 0, listenHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${hostPart}:${address.port}`;
+  const origin = `http://${hostPart}:${address.port}`;
+  allowedHosts = new Set([`${hostPart}:${address.port}`, `localhost:${address.port}`]);
+  // Cookies are not kept apart by port: two Fleet Desks on one machine each need their own name.
+  cookieName = `fleet_desk_session_${address.port}`;
 
   return {
     url: `${origin}/?token=${token}`,
     origin,
     async close() {
       unsubscribe();
+      refusedUpgrade.flush();
+      droppedSocket.flush();
       for (const ws of sockets) ws.terminate();
       wss.close();
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -1,15 +1,10 @@
 import { mount } from 'svelte';
 import './styles/global.css';
 import App from './App.svelte';
-import MissingToken from './MissingToken.svelte';
 import { resolveBridge } from './lib/bridge';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 
 const setup = resolveBridge(window);
-if (setup.kind === 'no-token') {
-  mount(MissingToken, { target });
-} else {
-  mount(App, { target, props: { bridge: setup.bridge, transport: setup.kind === 'browser' ? setup.transport : null } });
-}
+mount(App, { target, props: { bridge: setup.bridge, transport: setup.kind === 'browser' ? setup.transport : null } });

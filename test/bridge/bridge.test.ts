@@ -1,7 +1,7 @@
 /**
  * The bridge's guards, on the real backend: every payload is parsed before a handler sees it, a
  * malformed one gets the `invalid` kind and main keeps serving; a sender that is not the app is
- * refused; browser mode admits only its own origin with its token.
+ * refused; browser mode admits only its own origin with the session its launch token opened.
  */
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -87,34 +87,38 @@ describe('browser mode (WebSocket bridge)', () => {
     await server.close();
   });
 
-  const token = () => new URL(server.url).searchParams.get('token')!;
-  const wsUrl = (t: string) => `${server.origin.replace('http', 'ws')}${WS_PATH}?token=${encodeURIComponent(t)}`;
+  const wsUrl = () => `${server.origin.replace('http', 'ws')}${WS_PATH}`;
+  /** The session cookie the launch token was exchanged for, set by the first test. */
+  let cookie = '';
 
-  async function refused(url: string, origin: string): Promise<number> {
-    const ws = new WebSocket(url, { origin });
+  async function refused(url: string, origin: string, headers: Record<string, string> = {}): Promise<number> {
+    const ws = new WebSocket(url, { origin, headers });
     ws.on('error', () => undefined); // the refusal itself; the status code is what is checked
     const [request, response] = (await once(ws, 'unexpected-response')) as [{ destroy(): void }, { statusCode: number }];
     request.destroy();
     return response.statusCode;
   }
 
-  it('serves the page only with the token, with a strict CSP', async () => {
+  it('serves the page only with the token (then its session), with a strict CSP', async () => {
+    expect((await fetch(server.origin)).status).toBe(403);
+    expect((await fetch(`${server.origin}/?token=wrong`)).status).toBe(403);
     const withToken = await fetch(server.url);
     expect(withToken.status).toBe(200);
     expect(withToken.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(withToken.headers.get('referrer-policy')).toBe('no-referrer');
-    expect((await fetch(server.origin)).status).toBe(403);
-    expect((await fetch(`${server.origin}/?token=wrong`)).status).toBe(403);
+    cookie = (withToken.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(cookie).not.toBe('');
   });
 
-  it('refuses a socket from another origin, or without the right token', async () => {
-    expect(await refused(wsUrl(token()), 'https://evil.example')).toBe(403);
-    expect(await refused(wsUrl('wrong-token'), server.origin)).toBe(403);
-    expect(await refused(wsUrl(''), server.origin)).toBe(403);
+  it('refuses a socket from another origin, or without the session', async () => {
+    expect(await refused(wsUrl(), 'https://evil.example', { cookie })).toBe(403);
+    expect(await refused(wsUrl(), server.origin)).toBe(403);
+    expect(await refused(`${wsUrl()}?token=${new URL(server.url).searchParams.get('token')}`, server.origin)).toBe(403);
+    expect(await refused(wsUrl(), server.origin, { cookie: `${cookie.split('=')[0]}=wrong` })).toBe(403);
   });
 
-  it('carries calls and events for its own origin with the token', async () => {
-    const ws = new WebSocket(wsUrl(token()), { origin: server.origin });
+  it('carries calls and events for its own origin with the session', async () => {
+    const ws = new WebSocket(wsUrl(), { origin: server.origin, headers: { cookie } });
     await once(ws, 'open');
     const frames: WireFrame[] = [];
     ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as WireFrame));

@@ -20,6 +20,8 @@ let dir: ReturnType<typeof tempDir>;
 let app: TestBackend;
 let server: WebServer;
 const logs: string[] = [];
+/** The session cookie (`name=value`) the launch token was exchanged for. */
+let cookie: string;
 
 beforeAll(async () => {
   dir = tempDir('fleet-desk-web-server-');
@@ -32,6 +34,9 @@ beforeAll(async () => {
   // What a traversal would be after: a file beside the renderer folder.
   writeFileSync(join(dir.path, 'secret.txt'), SECRET);
   server = await startWebServer({ handlers: app.backend.handlers, events: app.backend.events, rendererDir, token: TOKEN, log: (m) => logs.push(m) });
+  const first = await fetch(server.url);
+  expect(first.status).toBe(200);
+  cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 });
 afterAll(async () => {
   await server.close();
@@ -57,7 +62,7 @@ async function raw(request: string): Promise<{ status: number; text: string }> {
 const get = (target: string, extra = '') => raw(`GET ${target} HTTP/1.1\r\nHost: ${new URL(server.origin).host}\r\n${extra}Connection: close\r\n\r\n`);
 
 async function stillServing(): Promise<void> {
-  expect((await fetch(server.url)).status).toBe(200);
+  expect((await fetch(`${server.origin}/`, { headers: { cookie } })).status).toBe(200);
 }
 
 describe('request targets that are no URL', () => {
@@ -68,7 +73,7 @@ describe('request targets that are no URL', () => {
   });
 
   it('refuses a WebSocket upgrade to `//[` with 400 and keeps serving', async () => {
-    const response = await get('//[', `Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: ${server.origin}\r\nConnection: Upgrade\r\n`);
+    const response = await get('//[', `Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: ${server.origin}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\n`);
     expect(response.status).toBe(400);
     await stillServing();
   });
@@ -95,7 +100,7 @@ describe('paths that try to leave the renderer folder', () => {
 
 describe('bridge frames that are no invoke object', () => {
   async function openSocket(): Promise<{ ws: WebSocket; received: WireFrame[] }> {
-    const ws = new WebSocket(`${server.origin.replace('http', 'ws')}${WS_PATH}?token=${TOKEN}`, { origin: server.origin });
+    const ws = new WebSocket(`${server.origin.replace('http', 'ws')}${WS_PATH}`, { origin: server.origin, headers: { cookie } });
     const received: WireFrame[] = [];
     ws.on('message', (data: Buffer) => received.push(JSON.parse(data.toString('utf8')) as WireFrame));
     await once(ws, 'open');
@@ -135,5 +140,130 @@ describe('bridge frames that are no invoke object', () => {
     const result = await resultOf(ws, received, 1);
     expect(result).toMatchObject({ type: 'result', id: 1, result: { ok: true } });
     ws.close();
+  });
+});
+
+describe('the launch token', () => {
+  /** A server of its own, so its token is unspent. */
+  async function fresh(): Promise<WebServer> {
+    return startWebServer({ handlers: app.backend.handlers, events: app.backend.events, rendererDir: join(dir.path, 'renderer'), token: 'fresh-token', log: () => undefined });
+  }
+
+  it('is exchanged once for an HttpOnly, SameSite=Strict session cookie; the same URL then admits no one', async () => {
+    const own = await fresh();
+    try {
+      const first = await fetch(own.url);
+      expect(first.status).toBe(200);
+      const setCookie = first.headers.get('set-cookie') ?? '';
+      expect(setCookie).toMatch(/^fleet_desk_session_\d+=[A-Za-z0-9_-]{43};/);
+      expect(setCookie).toContain('HttpOnly');
+      expect(setCookie).toContain('SameSite=Strict');
+      expect(setCookie).not.toMatch(/Max-Age|Expires/i);
+      expect(first.headers.get('cache-control')).toBe('no-store');
+
+      const again = await fetch(own.url);
+      expect(again.status).toBe(403);
+      expect(await again.text()).toContain('used already');
+      expect(again.headers.get('set-cookie')).toBeNull();
+
+      // A reload (no token in the address any more) goes on with the cookie.
+      const session = setCookie.split(';')[0] ?? '';
+      expect((await fetch(`${own.origin}/`, { headers: { cookie: session } })).status).toBe(200);
+      // …and only with the right one.
+      expect((await fetch(`${own.origin}/`, { headers: { cookie: `${session.split('=')[0]}=forged` } })).status).toBe(403);
+      expect((await fetch(`${own.origin}/`)).status).toBe(403);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a wrong token spends nothing', async () => {
+    const own = await fresh();
+    try {
+      expect((await fetch(`${own.origin}/?token=fresh-tokeN`)).status).toBe(403);
+      expect((await fetch(own.url)).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('is no WebSocket credential: the bridge needs the session cookie', async () => {
+    const refused = new WebSocket(`${server.origin.replace('http', 'ws')}${WS_PATH}?token=${TOKEN}`, { origin: server.origin });
+    const [error] = (await once(refused, 'error')) as [Error];
+    expect(error.message).toContain('403');
+  });
+});
+
+describe('Host and Origin', () => {
+  it('answers only to 127.0.0.1:PORT and localhost:PORT (DNS rebinding)', async () => {
+    const { port } = new URL(server.origin);
+    for (const host of [`evil.example:${port}`, `127.0.0.1.nip.io:${port}`, `127.0.0.1:${Number(port) + 1}`, '127.0.0.1', '']) {
+      const response = await raw(`GET / HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+      expect(response.status, host).toBe(421);
+      expect(response.text).not.toContain('<title>Fleet Desk');
+    }
+    const local = await raw(`GET / HTTP/1.1\r\nHost: localhost:${port}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+    expect(local.status).toBe(200);
+  });
+
+  it('refuses an upgrade whose Host is foreign, or whose Origin is not the address it came to', async () => {
+    const { port } = new URL(server.origin);
+    const upgrade = (hostHeader: string, originHeader: string) =>
+      raw(`GET ${WS_PATH} HTTP/1.1\r\nHost: ${hostHeader}\r\nOrigin: ${originHeader}\r\nCookie: ${cookie}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    expect((await upgrade(`evil.example:${port}`, `http://evil.example:${port}`)).status).toBe(421);
+    expect((await upgrade(`127.0.0.1:${port}`, `http://localhost:${port}`)).status).toBe(403);
+    expect((await upgrade(`127.0.0.1:${port}`, 'null')).status).toBe(403);
+    expect((await upgrade(`127.0.0.1:${port}`, `https://127.0.0.1:${port}`)).status).toBe(403);
+    const ok = await new Promise<number>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write(`GET ${WS_PATH} HTTP/1.1\r\nHost: localhost:${port}\r\nOrigin: http://localhost:${port}\r\nCookie: ${cookie}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`),
+      );
+      socket.once('data', (chunk: Buffer) => {
+        resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString())?.[1] ?? 0));
+        socket.destroy();
+      });
+    });
+    expect(ok).toBe(101);
+  });
+});
+
+describe('what is served', () => {
+  it.each(['/index', '/index.html', '/index.html/', '/%69ndex.html', '/assets/../index.html', '/assets/%2e%2e/index.html', '/assets/', '/assets', '/favicon.ico', '/bridge', '//index.html'])(
+    '%s is not the page, with or without a session',
+    async (target) => {
+      for (const extra of ['', `Cookie: ${cookie}\r\n`]) {
+        const response = await get(`${target}?token=${TOKEN}`, extra);
+        expect([400, 404], target).toContain(response.status);
+        expect(response.text).not.toContain('<title>Fleet Desk');
+      }
+    },
+  );
+
+  it('serves built assets under /assets/ only', async () => {
+    expect((await get('/assets/app.js')).status).toBe(200);
+    expect((await get('/app.js')).status).toBe(404);
+    expect((await get('/assets/app')).status).toBe(404);
+  });
+});
+
+describe('refused upgrades are logged at a bounded rate', () => {
+  it('fifty refusals in a row make at most two lines', async () => {
+    const before = logs.filter((m) => m.startsWith('web: refused a bridge connection')).length;
+    const { port } = new URL(server.origin);
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        raw(`GET ${WS_PATH} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: ${server.origin}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`).then((r) => expect(r.status).toBe(403)),
+      ),
+    );
+    const lines = logs.filter((m) => m.startsWith('web: refused a bridge connection')).slice(before);
+    expect(lines.length).toBeGreaterThanOrEqual(0);
+    expect(lines.length).toBeLessThanOrEqual(1);
+    await server.close();
+    // Closing writes the summary of the window that was still open.
+    const all = logs.filter((m) => m.startsWith('web: refused a bridge connection')).slice(before);
+    expect(all.length).toBeLessThanOrEqual(2);
+    expect(all.join('\n')).toMatch(/\d+ more in the last 10 s \(No Session ×\d+\)|No Session/);
+    server = await startWebServer({ handlers: app.backend.handlers, events: app.backend.events, rendererDir: join(dir.path, 'renderer'), token: 'reopened', log: (m) => logs.push(m) });
+    cookie = ((await fetch(server.url)).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   });
 });

@@ -36,6 +36,8 @@ export interface AppFixture {
    * null where the bridge is IPC, which a test cannot observe from outside (Electron).
    */
   readonly bridgeTraffic: () => string[] | null;
+  /** Browser mode: the URL the app printed (launch token included); null in Electron. */
+  readonly launchUrl: string | null;
 }
 
 function startWeb(userDataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
@@ -83,7 +85,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         });
         try {
           const page = await electronApp.firstWindow();
-          await use({ page, userDataDir, logs: () => logs, bridgeTraffic: () => null });
+          await use({ page, userDataDir, logs: () => logs, bridgeTraffic: () => null, launchUrl: null });
         } finally {
           await electronApp.close();
         }
@@ -105,7 +107,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
           if (m.type() === 'error') errors.push(m.text());
         });
         await page.goto(web.url);
-        await use({ page, userDataDir, logs: web.logs, bridgeTraffic: () => frames });
+        await use({ page, userDataDir, logs: web.logs, bridgeTraffic: () => frames, launchUrl: web.url });
         if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
       } finally {
         await browser.close();

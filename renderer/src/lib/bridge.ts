@@ -1,20 +1,21 @@
 /**
  * The bridge the app talks through. In Electron the preload installed `window.fleet`; in browser
- * mode (`npm run web`) this module builds the same bridge over a WebSocket to the page's origin,
- * authenticated by the `?token=` the backend printed with the address.
+ * mode (`npm run web`) this module builds the same bridge over a WebSocket to the page's origin.
+ * The socket is admitted by the session cookie the server set when the page was opened with its
+ * launch token; the page never handles a credential itself. The spent token is taken out of the
+ * address bar, so it is neither shown nor kept in this tab's history entry.
  */
 import { BRIDGE_GLOBAL, WS_PATH, createBridge, type FleetBridge } from '../../../common/bridge';
 import { createWebSocketTransport, type SocketConstructor, type WebSocketTransport } from './ws-transport';
 
 export type BridgeSetup =
   | { readonly kind: 'electron'; readonly bridge: FleetBridge }
-  | { readonly kind: 'browser'; readonly bridge: FleetBridge; readonly transport: WebSocketTransport }
-  /** Browser mode opened without the access token: nothing can work, say how to fix it. */
-  | { readonly kind: 'no-token' };
+  | { readonly kind: 'browser'; readonly bridge: FleetBridge; readonly transport: WebSocketTransport };
 
 /** What `resolveBridge` reads from the page (a window, or a stand-in in tests). */
 export interface PageLike {
-  readonly location: { readonly origin: string; readonly search: string };
+  readonly location: { readonly origin: string; readonly pathname: string; readonly search: string; readonly hash: string };
+  readonly history: { replaceState(data: unknown, unused: string, url?: string): void };
 }
 
 export function isFleetBridge(value: unknown): value is FleetBridge {
@@ -23,19 +24,29 @@ export function isFleetBridge(value: unknown): value is FleetBridge {
   return typeof candidate.invoke === 'function' && typeof candidate.on === 'function';
 }
 
-/** The browser-mode WebSocket address for a page origin and token. */
-export function bridgeSocketUrl(origin: string, token: string): string {
-  return `${origin.replace(/^http/, 'ws')}${WS_PATH}?token=${encodeURIComponent(token)}`;
+/** The browser-mode WebSocket address for a page origin. */
+export function bridgeSocketUrl(origin: string): string {
+  return `${origin.replace(/^http/, 'ws')}${WS_PATH}`;
+}
+
+/** The page's address without the launch token (other query parameters and the fragment kept). */
+export function withoutToken(location: PageLike['location']): string | null {
+  const params = new URLSearchParams(location.search);
+  if (!params.has('token')) return null;
+  params.delete('token');
+  const query = params.toString();
+  return `${location.pathname}${query ? `?${query}` : ''}${location.hash}`;
 }
 
 export function resolveBridge(page: PageLike & object, WebSocketImpl?: SocketConstructor): BridgeSetup {
   const installed: unknown = (page as Record<string, unknown>)[BRIDGE_GLOBAL];
   if (isFleetBridge(installed)) return { kind: 'electron', bridge: installed };
 
-  const token = new URLSearchParams(page.location.search).get('token');
-  if (!token) return { kind: 'no-token' };
+  // Spent on load (the server exchanged it for the session cookie): out of sight and out of this entry.
+  const clean = withoutToken(page.location);
+  if (clean !== null) page.history.replaceState(null, '', clean);
 
-  const transport = createWebSocketTransport({ url: bridgeSocketUrl(page.location.origin, token), WebSocket: WebSocketImpl });
+  const transport = createWebSocketTransport({ url: bridgeSocketUrl(page.location.origin), WebSocket: WebSocketImpl });
   const bridge = createBridge(transport);
   // Installed like the preload does, so both modes look the same from the outside.
   Object.defineProperty(page, BRIDGE_GLOBAL, { value: bridge, enumerable: false, configurable: false, writable: false });

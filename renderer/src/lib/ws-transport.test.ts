@@ -201,31 +201,43 @@ describe('resolveBridge', () => {
     FakeSocket.instances = [];
   });
 
-  test('uses the bridge the preload installed', () => {
+  function page(search: string, hash = '') {
+    const replaced: string[] = [];
+    const value: { location: { origin: string; pathname: string; search: string; hash: string }; history: { replaceState(data: unknown, unused: string, url?: string): void }; fleet?: unknown } = {
+      location: { origin: 'http://127.0.0.1:5173', pathname: '/', search, hash },
+      history: { replaceState: (_d, _u, url) => replaced.push(url ?? '') },
+    };
+    return { value, replaced };
+  }
+
+  test('uses the bridge the preload installed, and touches no history', () => {
     const installed = { invoke: () => Promise.resolve(ok(1)), on: () => () => {} };
-    const page = { location: { origin: 'file://', search: '' }, fleet: installed };
-    const setupResult = resolveBridge(page, FakeSocket);
+    const { value, replaced } = page('');
+    value.fleet = installed;
+    const setupResult = resolveBridge(value, FakeSocket);
     expect(setupResult).toEqual({ kind: 'electron', bridge: installed });
     expect(FakeSocket.instances).toHaveLength(0);
+    expect(replaced).toEqual([]);
   });
 
-  test('without a bridge or a token there is nothing to connect to', () => {
-    expect(resolveBridge({ location: { origin: 'http://127.0.0.1:5173', search: '' } }, FakeSocket).kind).toBe('no-token');
-    expect(resolveBridge({ location: { origin: 'http://127.0.0.1:5173', search: '?token=' } }, FakeSocket).kind).toBe('no-token');
-  });
-
-  test('browser mode connects to the bridge path with the token and installs the bridge', () => {
-    const page: { location: { origin: string; search: string }; fleet?: unknown } = {
-      location: { origin: 'http://127.0.0.1:5173', search: '?token=a%2Bb%20c' },
-    };
-    const result = resolveBridge(page, FakeSocket);
+  test('browser mode connects to the bridge path without any credential in the URL and installs the bridge', () => {
+    const { value } = page('');
+    const result = resolveBridge(value, FakeSocket);
     expect(result.kind).toBe('browser');
-    expect(FakeSocket.last.url).toBe('ws://127.0.0.1:5173/bridge?token=a%2Bb%20c');
-    expect(page.fleet).toBe(result.kind === 'browser' ? result.bridge : null);
+    expect(FakeSocket.last.url).toBe('ws://127.0.0.1:5173/bridge');
+    expect(value.fleet).toBe(result.bridge);
+    if (result.kind === 'browser') result.transport.dispose();
+  });
+
+  test('the launch token is taken out of the address, keeping the rest', () => {
+    const { value, replaced } = page('?token=a%2Bb%20c&view=logs', '#/orgs');
+    const result = resolveBridge(value, FakeSocket);
+    expect(replaced).toEqual(['/?view=logs#/orgs']);
+    expect(FakeSocket.last.url).not.toContain('token');
     if (result.kind === 'browser') result.transport.dispose();
   });
 
   test('https pages use wss', () => {
-    expect(bridgeSocketUrl('https://fleet.local:8443', 'k')).toBe('wss://fleet.local:8443/bridge?token=k');
+    expect(bridgeSocketUrl('https://fleet.local:8443')).toBe('wss://fleet.local:8443/bridge');
   });
 });
