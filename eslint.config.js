@@ -56,8 +56,8 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: false, extraFileExtensions: ['.svelte'], parser: tseslint.parser, svelteConfig } },
   },
   {
-    // In tests a wrong `!` fails the test that made it; elsewhere it would hide a crash.
-    files: ['**/*.test.ts', 'test/**'],
+    // In tests (and benchmarks) a wrong `!` fails the run that made it; elsewhere it would hide a crash.
+    files: ['**/*.test.ts', 'test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   // Layers. Later blocks override earlier ones for the same rule, so each folder has exactly one.

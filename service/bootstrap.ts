@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ApiKeyStore, prepareApiKey } from './auth/keys';
+import { ApiKeyStore } from './auth/keys';
 import { seedDemoFleet } from './demo';
 import type { ErrorLog } from './errors';
 import { OrgStore } from './orgs/store';
@@ -38,7 +38,7 @@ export async function ensureBootstrap(db: Database.Database, dataDir: string, op
   const keys = new ApiKeyStore(db);
   const file = join(dataDir, CREDENTIALS_FILE);
   if (keys.count() === 0) {
-    const key = await prepareApiKey('bootstrap');
+    const key = keys.prepare('bootstrap');
     const orgs = new OrgStore(db);
     const created = db
       .transaction((): BootstrapCredentials | undefined => {

@@ -1,7 +1,10 @@
-import { Metadata, status } from '@grpc/grpc-js';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
+import { startService } from '../../service/server';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyStore, prepareApiKey } from '../../service/auth/keys';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ApiKeyStore, HASH_SCHEME, LEGACY_SCHEME, scryptHash } from '../../service/auth/keys';
 import { TOKEN_ISSUER } from '../../service/auth/tokens';
 import { bearer, call, createKeyWithOrg, expectError, ownerMetadata, startTestService, tokenFor, type TestService } from './helpers';
 
@@ -34,7 +37,7 @@ describe('AuthService/Authenticate', () => {
   const unauthenticated = { code: status.UNAUTHENTICATED, reason: 'INVALID_API_KEY', message: 'the API key id or API key is wrong, or the key has been deleted' };
 
   it('refuses a wrong key', async () => {
-    const wrong = (await prepareApiKey('other')).secret;
+    const wrong = new ApiKeyStore(t.db()).prepare('other').secret;
     await expectError(authenticate(t.service.bootstrap.apiKeyId, { type: 'api-key', payload: wrong }), unauthenticated);
   });
 
@@ -138,5 +141,70 @@ describe('token expiry', () => {
     } finally {
       await t.stop();
     }
+  });
+});
+
+describe('API key hashes', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+  const authenticate = (entity: string, payload: string) => call(t.auth.authenticate.bind(t.auth), { entity, credentials: { type: 'api-key', payload } });
+  const row = (id: string) => t.db().prepare('SELECT hash_scheme, salt, hash FROM api_keys WHERE id = ?').get(id) as { hash_scheme: string; salt: Buffer; hash: Buffer };
+
+  it('new keys are stored as a keyed HMAC-SHA-256, never the secret, with a salt of their own', async () => {
+    const a = await createKeyWithOrg(t, 'Hash A');
+    const b = await createKeyWithOrg(t, 'Hash B');
+    for (const key of [a, b]) {
+      const stored = row(key.keyId);
+      expect(stored.hash_scheme).toBe(HASH_SCHEME);
+      expect(stored.hash).toHaveLength(32);
+      expect(stored.hash.toString('latin1')).not.toContain(key.secret);
+    }
+    expect(row(a.keyId).salt.equals(row(b.keyId).salt)).toBe(false);
+    // Keyed: the row alone does not let anyone check a guess (plain SHA-256 of salt‖secret is not it).
+    const { createHash } = await import('node:crypto');
+    const unkeyed = createHash('sha256').update(row(a.keyId).salt).update(a.secret).digest();
+    expect(unkeyed.equals(row(a.keyId).hash)).toBe(false);
+    await tokenFor(t, a.keyId, a.secret);
+  });
+
+  it('a key stored with the old scrypt scheme still signs in, and is re-hashed at that sign-in', async () => {
+    const id = randomUUID();
+    const secret = randomBytes(32).toString('base64url');
+    const salt = randomBytes(16);
+    t.db()
+      .prepare('INSERT INTO api_keys (id, name, hash_scheme, salt, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(id, 'legacy', LEGACY_SCHEME, salt, await scryptHash(secret, salt), new Date().toISOString());
+    // A wrong secret neither signs in nor migrates anything.
+    await expectError(authenticate(id, `${secret}x`), { code: status.UNAUTHENTICATED, reason: 'INVALID_API_KEY' });
+    expect(row(id).hash_scheme).toBe(LEGACY_SCHEME);
+
+    await tokenFor(t, id, secret);
+    expect(row(id).hash_scheme).toBe(HASH_SCHEME);
+    expect(row(id).salt.equals(salt)).toBe(false);
+    // …and keeps working, now through the new scheme.
+    await tokenFor(t, id, secret);
+    await expectError(authenticate(id, `${secret}x`), { code: status.UNAUTHENTICATED, reason: 'INVALID_API_KEY' });
+  });
+
+  it('the hash secret belongs to the data dir: another start on it signs the same keys in', async () => {
+    const key = await createKeyWithOrg(t, 'Survivor');
+    const secretRow = () => (t.db().prepare('SELECT secret FROM api_key_hash_secret').get() as { secret: Buffer }).secret;
+    const before = secretRow();
+    expect(before).toHaveLength(32);
+    const again = await startService({ listen: '127.0.0.1:0', dataDir: t.dataDir, log: () => undefined });
+    const client = new AuthServiceClient(again.address, credentials.createInsecure());
+    try {
+      const { accessToken } = await call(client.authenticate.bind(client), { entity: key.keyId, credentials: { type: 'api-key', payload: key.secret } });
+      expect(accessToken).not.toBe('');
+    } finally {
+      client.close();
+      await again.close();
+    }
+    expect(secretRow().equals(before)).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
-import { ApiKeyStore, prepareApiKey } from '../../service/auth/keys';
+import { ApiKeyStore } from '../../service/auth/keys';
 import { openDatabase } from '../../service/db/open';
 import { ERROR_FIELD_KEY, ERROR_REASON_KEY } from '../../service/errors';
 import { OrgStore } from '../../service/orgs/store';
@@ -96,8 +96,9 @@ export async function ownerMetadata(t: TestService): Promise<Metadata> {
 
 /** A new API key with an organization of its own, created straight in the database (no CreateKey yet). */
 export async function createKeyWithOrg(t: TestService, orgName: string): Promise<{ keyId: string; secret: string; orgId: string }> {
-  const key = await prepareApiKey('test');
-  new ApiKeyStore(t.db()).insert(key);
+  const keys = new ApiKeyStore(t.db());
+  const key = keys.prepare('test');
+  keys.insert(key);
   const org = new OrgStore(t.db()).create(orgName, { type: '', id: key.id });
   return { keyId: key.id, secret: key.secret, orgId: org.id };
 }

@@ -183,3 +183,23 @@ describe('0003 organizations', () => {
     expect(db.prepare('SELECT count(*) AS n FROM authorizations').get()).toEqual({ n: 0 });
   });
 });
+
+describe('0004 api_key_hash_secret', () => {
+  it('creates one STRICT table holding a single secret of at least 32 bytes', () => {
+    const db = migratedTo(4);
+    expect(isStrict(db, 'api_key_hash_secret')).toBe(true);
+    expect(columns(db, 'api_key_hash_secret')).toEqual({ id: 'INTEGER PK', secret: 'BLOB NOT NULL', created_at: 'TEXT NOT NULL' });
+    const insert = db.prepare('INSERT INTO api_key_hash_secret (id, secret, created_at) VALUES (?, ?, ?)');
+    expect(() => insert.run(1, Buffer.alloc(31), NOW)).toThrow(/CHECK/);
+    expect(() => insert.run(2, Buffer.alloc(32), NOW)).toThrow(/CHECK/);
+    insert.run(1, Buffer.alloc(32), NOW);
+    expect(() => insert.run(1, Buffer.alloc(32), NOW)).toThrow(/UNIQUE|PRIMARY/);
+  });
+
+  it('applies on top of a database that already holds keys, leaving them as they were', () => {
+    const db = migratedTo(3);
+    db.prepare('INSERT INTO api_keys (id, name, hash_scheme, salt, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(KEY, 'k', 'scrypt-n16384-r8-p1-32', Buffer.alloc(16, 1), Buffer.alloc(32, 2), NOW);
+    migrate(db, serviceMigrations.slice(0, 4));
+    expect(db.prepare('SELECT hash_scheme FROM api_keys').get()).toEqual({ hash_scheme: 'scrypt-n16384-r8-p1-32' });
+  });
+});
