@@ -43,6 +43,11 @@ export const profilesRequests = {
       tls: z.boolean(),
       apiKeyId: id,
       apiKey: z.string().min(1, 'must not be empty').max(1000, 'is too long'),
+      /**
+       * With TLS off and an address that is not this machine (see `isLoopbackAddress`), the key
+       * would cross the network in cleartext: main refuses unless the user confirmed exactly that.
+       */
+      cleartextConfirmed: z.boolean().optional(),
     })
     .strict(),
   /** Make a profile the active one and connect to it (the cache answers at once; the service after). */

@@ -18,3 +18,32 @@ export const serviceAddress = z
 
 /** ISO-8601 instant, as every timestamp crosses the bridge (JSON has no dates). */
 export type IsoTime = string;
+
+/** The host part of a `host:port` service address (brackets of an IPv6 host removed), lower-cased. */
+export function addressHost(address: string): string {
+  const trimmed = address.trim();
+  const host = trimmed.slice(0, Math.max(0, trimmed.lastIndexOf(':')));
+  return (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host).toLowerCase();
+}
+
+/**
+ * Whether a service address stays on this machine: `localhost`, 127.0.0.0/8 or ::1 (also written
+ * out, or IPv4-mapped). Only there may an API key travel without TLS without asking: anywhere else
+ * it crosses a network in cleartext.
+ */
+export function isLoopbackAddress(address: string): boolean {
+  const host = addressHost(address);
+  if (host === 'localhost') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4) return v4.slice(1).every((n) => Number(n) <= 255) && v4[1] === '127';
+  if (!host.includes(':')) return false;
+  // IPv6: ::1 in any spelling (0:0:0:0:0:0:0:1, ::0:1, …).
+  const [head = '', tail = ''] = host.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const left = groups(head);
+  const right = groups(tail);
+  if (!host.includes('::') && left.length !== 8) return false;
+  const all = host.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  if (all.length !== 8 || !all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return false;
+  return all.every((g, i) => Number.parseInt(g, 16) === (i === 7 ? 1 : 0));
+}

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,37 @@ describe('openCache', () => {
     const db = openCache(join(dir, 'p', 'cache.sqlite'));
     expect(db.pragma('user_version', { simple: true })).toBe(cacheMigrations.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it.runIf(process.platform !== 'win32')('creates the database, -wal and -shm files readable by their owner only (0600), whatever the umask', () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const path = join(dir, 'p', 'cache.sqlite');
+    const umask = process.umask(0o022);
+    try {
+      const db = openCache(path);
+      markSynced(db, 'fleet', '2026-11-22T00:00:00.000Z');
+      for (const suffix of ['', '-wal', '-shm']) {
+        expect(existsSync(path + suffix), suffix).toBe(true);
+        expect((statSync(path + suffix).mode & 0o777).toString(8), `cache.sqlite${suffix}`).toBe('600');
+      }
+      expect((statSync(join(dir, 'p')).mode & 0o777).toString(8)).toBe('700');
+      db.close();
+    } finally {
+      process.umask(umask);
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')('narrows a cache an older build left readable by others', () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const path = join(dir, 'cache.sqlite');
+    openCache(path).close();
+    for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o644);
+    const db = openCache(path);
+    markSynced(db, 'fleet', '2026-11-22T00:00:00.000Z');
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(path + suffix)) expect((statSync(path + suffix).mode & 0o777).toString(8), `cache.sqlite${suffix}`).toBe('600');
+    }
     db.close();
   });
 

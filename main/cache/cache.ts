@@ -7,14 +7,31 @@
  * app never refuses to start over it.
  */
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from '../../service/db/migrate';
 import { cacheMigrations } from './migrations/index';
 
 export type CacheDb = Database.Database;
 
+/** The files SQLite keeps for a database in WAL mode. */
+const SUFFIXES = ['', '-wal', '-shm'] as const;
+
+/**
+ * The cache holds the fleet's names, ids and (later) logs: readable by its owner only, like every
+ * other file the app writes. SQLite gives the -wal and -shm files the mode of the database file, so
+ * the database file is created 0600 before SQLite opens it; a cache an older build created 0644 is
+ * narrowed on open.
+ */
+function restrictFiles(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const suffix of SUFFIXES) {
+    if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+  }
+}
+
 function openAndMigrate(path: string): CacheDb {
+  if (path !== ':memory:') restrictFiles(path);
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');
@@ -35,7 +52,7 @@ export function openCache(path: string, log: (message: string) => void = () => u
     return openAndMigrate(path);
   } catch (e) {
     const aside = `${path}.broken-${Date.now()}`;
-    for (const suffix of ['', '-wal', '-shm']) {
+    for (const suffix of SUFFIXES) {
       if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
     }
     log(`cache: ${path} could not be opened (${e instanceof Error ? e.message : String(e)}); moved it to ${aside} and starting an empty cache`);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { DomainHandlers } from '../backend/router';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
+import { addressHost, isLoopbackAddress } from '../../common/schemas';
 import { FleetClient } from '../grpc/client';
 
 type ProfilesChannel = 'profiles.list' | 'profiles.add' | 'profiles.switch' | 'profiles.remove' | 'profiles.setKey';
@@ -23,9 +24,16 @@ export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesCh
   return {
     'profiles.list': () => ctx.profilesState(),
 
-    'profiles.add': async ({ name, address, tls, apiKeyId, apiKey }) => {
+    'profiles.add': async ({ name, address, tls, apiKeyId, apiKey, cleartextConfirmed }) => {
       if (profiles.profiles.some((p) => p.name.toLowerCase() === name.toLowerCase())) {
         throw new AppError('conflict', `A profile named "${name}" exists already. Pick another name.`);
+      }
+      // Checked before anything is sent: without TLS the very first call would carry the key in the clear.
+      if (!tls && !isLoopbackAddress(address) && cleartextConfirmed !== true) {
+        throw new AppError(
+          'invalid',
+          `TLS is off, so the API key would travel to ${addressHost(address)} unencrypted, readable by anyone on the network between. Turn TLS on, or confirm that you accept sending it in cleartext.`,
+        );
       }
       await checkCredentials({ address, tls, apiKeyId, apiKey });
       // The key first, then the profile: a failure in between leaves a stray keychain entry (harmless,

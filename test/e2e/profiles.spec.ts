@@ -167,3 +167,37 @@ test.describe('without a keychain', () => {
     await expect(page.getByRole('status').filter({ hasText: 'No keychain answered' })).toContainText('kept for this session only');
   });
 });
+
+test('without TLS, a key goes to another machine only once the user confirms sending it in cleartext', async ({ app }) => {
+  const { page } = app;
+  const dialog = await openAddProfile(page);
+  await dialog.getByLabel('Name').fill('Plaintext');
+  await dialog.getByLabel('Address').fill('fleet.invalid:50051');
+  await dialog.getByLabel('API key ID').fill('key-id');
+  await dialog.getByLabel('API key', { exact: true }).fill('secret');
+  const confirm = dialog.getByLabel('Send my API key to fleet.invalid without encryption');
+  // With TLS on nothing is asked.
+  await expect(confirm).toHaveCount(0);
+  await dialog.getByLabel('Use TLS').uncheck();
+  await expect(dialog.getByText(/travel to fleet\.invalid unencrypted/)).toBeVisible();
+  await dialog.getByRole('button', { name: 'Add profile' }).click();
+  await expect(dialog.getByText('Confirm this, or turn TLS on.')).toBeVisible();
+  await expect(confirm).toBeFocused();
+
+  // A loopback address needs no confirmation.
+  await dialog.getByLabel('Address').fill('127.0.0.1:1');
+  await expect(confirm).toHaveCount(0);
+  // Another host asks again, even after a confirmation for the first.
+  await dialog.getByLabel('Address').fill('fleet.invalid:50051');
+  await confirm.check();
+  await dialog.getByLabel('Address').fill('other.invalid:50051');
+  await expect(dialog.getByLabel('Send my API key to other.invalid without encryption')).not.toBeChecked();
+  await dialog.getByLabel('Address').fill('fleet.invalid:50051');
+  await confirm.check();
+  await dialog.getByRole('button', { name: 'Add profile' }).click();
+  // Confirmed, the app tries the host for real: it does not exist, which is what the dialog now says.
+  await expect(dialog.getByRole('alert')).toBeVisible({ timeout: 20_000 });
+  await expect(dialog.getByRole('alert')).not.toContainText('TLS is off');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(profileSelect(page).getByRole('option', { name: 'Plaintext' })).toHaveCount(0);
+});

@@ -149,6 +149,24 @@ describe('a remote profile', () => {
     if (!unreachable.ok) expect(unreachable.error.kind).toBe('offline');
   });
 
+  it('with TLS off, is sent only to this machine unasked: any other host needs the cleartext confirmed', async () => {
+    const remote = { name: 'Plain', address: 'fleet.invalid:50051', tls: false, apiKeyId: 'x', apiKey: 'y' };
+    const refused = await app.call('profiles.add', remote);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.kind).toBe('invalid');
+      expect(refused.error.message).toMatch(/TLS is off.*fleet\.invalid unencrypted/);
+    }
+    expect((await app.value('profiles.list', {})).profiles.map((p) => p.name)).toEqual(['Local demo']);
+    // Confirmed, it goes on to reach the host (which does not exist, so it fails there, not at the gate).
+    const confirmed = await app.call('profiles.add', { ...remote, cleartextConfirmed: true });
+    expect(confirmed.ok).toBe(false);
+    if (!confirmed.ok) expect(confirmed.error.kind).not.toBe('invalid');
+    // With TLS on, no confirmation is asked for, whatever the host.
+    const tls = await app.call('profiles.add', { ...remote, name: 'Secure', tls: true });
+    if (!tls.ok) expect(tls.error.kind).not.toBe('invalid');
+  });
+
   it('syncs, goes offline when its service stops, serves the cache, and recovers on the same address', async () => {
     const added = await addRemote(service.bootstrap.apiKey);
     expect(added.ok).toBe(true);
