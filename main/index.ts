@@ -16,9 +16,9 @@ runShell({
   openBackend: (options) => Backend.open(options),
   paths: {
     preload: join(here, '..', 'preload', 'index.cjs'),
-    rendererHtml: join(here, '..', 'renderer', 'index.html'),
+    rendererDir: join(here, '..', 'renderer'),
     serviceEntry: join(here, 'service.js'),
-    // BrowserWindow cannot use an SVG; until resources/ has a PNG the platform default icon is used.
+    // BrowserWindow cannot use an SVG: resources/icon.png (packed by electron-builder.config.ts).
     icon: existsSync(icon) ? icon : undefined,
   },
   devServerUrl: process.env.ELECTRON_RENDERER_URL,

@@ -72,7 +72,19 @@ function stopOnSignals(service: RunningService): void {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   if (process.send !== undefined) process.on('disconnect', () => stop('parent process disconnected'));
+  // In an Electron utility process (the desktop app's way to run us) there is no IPC channel to
+  // lose, only `process.parentPort`. Should the app die without stopping us, we are re-parented:
+  // the parent pid changes. A slow poll is enough for a backstop.
+  if ('parentPort' in process && process.platform !== 'win32') {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) stop('parent process exited');
+    }, PARENT_POLL_MS).unref();
+  }
 }
+
+/** How often a service in a utility process checks that the app that started it still runs. */
+const PARENT_POLL_MS = 2_000;
 
 async function main(): Promise<void> {
   let options;

@@ -11,7 +11,7 @@ import { connectionHandlers } from '../connection/handlers';
 import { acquireLock, type DataDirLock } from '../fs/lock';
 import { openKeychain, type KeychainStatus, type SecretStore } from '../keychain/keychain';
 import { localServiceHandlers } from '../local-service/handlers';
-import { LocalServiceSupervisor } from '../local-service/supervisor';
+import { LocalServiceSupervisor, type SpawnService } from '../local-service/supervisor';
 import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
 import { profilesHandlers } from '../profiles/handlers';
@@ -28,6 +28,8 @@ export interface BackendOptions {
   readonly serviceEntry: string;
   /** Extra node flags for the fork (tests run the TypeScript entry through tsx). */
   readonly serviceExecArgv?: readonly string[];
+  /** How the local service is started: node's fork unless given (the Electron shell uses a utility process). */
+  readonly spawnService?: SpawnService;
   readonly log?: (message: string) => void;
   /** Replaces the OS keychain (tests of the session-only fallback). */
   readonly keychain?: { store: SecretStore; status: KeychainStatus };
@@ -55,6 +57,7 @@ export class Backend {
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,
       execArgv: options.serviceExecArgv,
+      spawn: options.spawnService,
       dataDir: join(options.userDataDir, 'local-service'),
       log,
       onChange: (state) => {

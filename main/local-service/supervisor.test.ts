@@ -4,13 +4,15 @@
  * What it must guarantee: one child at a time whatever the order of start/stop calls, no `failed`
  * that is not a failure, each failure published once.
  */
+import { EventEmitter } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LocalServiceState } from '../../common/local-service';
 import { serviceEntry, serviceExecArgv, tempDir } from '../../test/helpers/backend';
-import { LocalServiceSupervisor, type SupervisorOptions } from './supervisor';
+import { LocalServiceSupervisor, type ServiceProcess, type SpawnService, type SupervisorOptions } from './supervisor';
 
 interface Harness {
   readonly supervisor: LocalServiceSupervisor;
@@ -196,5 +198,82 @@ describe('LocalServiceSupervisor', () => {
     await settledAfterExit(h.dataDir);
     expect(h.statuses()).toEqual(['starting', 'failed']);
     expect(processesUsing(h.dataDir)).toEqual([]);
+  });
+});
+
+/** A scripted ServiceProcess, for a spawn function that is not node's fork (the shell's utility process). */
+class ScriptedProcess extends EventEmitter implements ServiceProcess {
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  readonly kill = vi.fn((signal: 'SIGTERM' | 'SIGKILL'): boolean => {
+    if (signal === 'SIGKILL' || !this.ignoresSigterm) setImmediate(() => this.end(signal === 'SIGKILL' ? null : 0, signal === 'SIGKILL' ? 'SIGKILL' : null));
+    return true;
+  });
+  constructor(
+    readonly pid: number,
+    readonly ignoresSigterm = false,
+  ) {
+    super();
+  }
+  ready(): void {
+    this.stdout.write(`${JSON.stringify({ address: '127.0.0.1:40000', org_id: 'o', api_key_id: 'k', api_key: 's' })}\n`);
+  }
+  end(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exitCode = code;
+    this.signalCode = signal;
+    this.emit('exit', code, signal);
+  }
+}
+
+describe('LocalServiceSupervisor with an injected spawn', () => {
+  function scripted(options: { ignoresSigterm?: boolean; stopGraceMs?: number } = {}) {
+    const children: ScriptedProcess[] = [];
+    const spawn = vi.fn<SpawnService>(() => {
+      const child = new ScriptedProcess(1000 + children.length, options.ignoresSigterm);
+      children.push(child);
+      setImmediate(() => child.ready());
+      return child;
+    });
+    const entry = program('// never run: the injected spawn stands in for it\n');
+    const h = harness({ entry, execArgv: ['--flag'], spawn, stopGraceMs: options.stopGraceMs });
+    return { ...h, spawn, children };
+  }
+
+  it('starts the service through it, with the entry, the arguments and the node flags, and stops it with SIGTERM', async () => {
+    const h = scripted();
+    const credentials = await h.supervisor.start();
+    expect(credentials).toEqual({ address: '127.0.0.1:40000', apiKeyId: 'k', apiKey: 's' });
+    expect(h.spawn).toHaveBeenCalledOnce();
+    const [entry, args, options] = h.spawn.mock.calls[0]!;
+    expect(entry).toMatch(/child\.mjs$/);
+    expect(args).toEqual(['--listen', '127.0.0.1:0', '--data-dir', h.dataDir, '--demo']);
+    expect(options).toEqual({ execArgv: ['--flag'] });
+    expect(h.supervisor.pid).toBe(1000);
+
+    await h.supervisor.stop();
+    expect(h.children[0]!.kill.mock.calls).toEqual([['SIGTERM']]);
+    expect(h.statuses()).toEqual(['starting', 'running', 'stopping', 'stopped']);
+  });
+
+  it('kills a service that ignores SIGTERM with SIGKILL after the grace period', async () => {
+    const h = scripted({ ignoresSigterm: true, stopGraceMs: 50 });
+    await h.supervisor.start();
+    await h.supervisor.stop();
+    expect(h.children[0]!.kill.mock.calls).toEqual([['SIGTERM'], ['SIGKILL']]);
+    expect(h.statuses()).toEqual(['starting', 'running', 'stopping', 'stopped']);
+  });
+
+  it('a spawned process that exits unexpectedly turns `failed` and starts again through the same spawn', async () => {
+    const h = scripted();
+    await h.supervisor.start();
+    h.children[0]!.stderr.write('fixture: lost the database\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    h.children[0]!.end(7, null);
+    expect(h.supervisor.state).toMatchObject({ status: 'failed', error: expect.stringMatching(/exited unexpectedly with code 7 \(fixture: lost the database\)/) });
+    await h.supervisor.start();
+    expect(h.spawn).toHaveBeenCalledTimes(2);
+    expect(h.supervisor.state.status).toBe('running');
   });
 });

@@ -3,6 +3,10 @@
  * process: a crash there never takes the app down, and its SQLite work never blocks the UI.
  * It reads the one JSON line the service prints when ready, keeps the port across restarts so the
  * local profile's address stays put, and reports every state change.
+ *
+ * How the child is started is a parameter (`spawn`): node's child_process.fork by default (browser
+ * mode, tests), an Electron utility process in the desktop app (main/shell/utility-service.ts),
+ * where a packaged build's RunAsNode fuse is off and forking the app binary as node is impossible.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -26,9 +30,51 @@ export interface LocalCredentials {
   readonly apiKey: string;
 }
 
+/**
+ * A started service process, as the supervisor uses it. Node's ChildProcess (with piped stdout and
+ * stderr) is one; main/shell/utility-service.ts adapts Electron's UtilityProcess to it.
+ */
+export interface ServiceProcess {
+  /** Undefined until the OS process exists (or when it never could). */
+  readonly pid?: number | undefined;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** The exit code once it has exited, else null. */
+  readonly exitCode: number | null;
+  /** The signal that ended it, when one did and the platform says so, else null. */
+  readonly signalCode: NodeJS.Signals | null;
+  /** SIGTERM asks it to shut down cleanly (the service then closes its database); SIGKILL ends it at once. */
+  kill(signal: 'SIGTERM' | 'SIGKILL'): boolean;
+  /** Emitted once, when it has ended. */
+  once(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  /** A process that could not be started (or signalled); no 'exit' need follow. */
+  once(event: 'error', listener: (error: Error) => void): this;
+}
+
+export interface SpawnServiceOptions {
+  /** Extra node flags for the child. */
+  readonly execArgv: readonly string[];
+}
+
+/** Starts `entry` with `args` as a separate process. */
+export type SpawnService = (entry: string, args: readonly string[], options: SpawnServiceOptions) => ServiceProcess;
+
+/** The default: node's child_process.fork, with an IPC channel so the service notices when its parent is gone. */
+export const forkService: SpawnService = (entry, args, options) => {
+  const child = fork(entry, [...args], {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    // Not the parent's flags: a fork inherits process.execArgv (an inspector port, say) otherwise.
+    execArgv: [...options.execArgv],
+  });
+  // fork with stdio 'pipe' always creates these two streams.
+  return child as ChildProcess & { stdout: Readable; stderr: Readable };
+};
+
 export interface SupervisorOptions {
-  /** The service entry to fork. */
+  /** The service entry to start. */
   readonly entry: string;
+  /** How to start it; node's child_process.fork unless given. */
+  readonly spawn?: SpawnService;
   /** Extra node flags for the child (tests run the TypeScript entry through tsx). */
   readonly execArgv?: readonly string[];
   /** The service's data dir (its database and bootstrap credentials). */
@@ -37,6 +83,8 @@ export interface SupervisorOptions {
   readonly log: (message: string) => void;
   /** How long the service may take to print its ready line. */
   readonly startTimeoutMs?: number;
+  /** How long a stopping service gets to close its database before it is killed (SIGKILL). */
+  readonly stopGraceMs?: number;
 }
 
 /** Lines of the child's stderr kept to explain a failure. */
@@ -48,7 +96,7 @@ const STOP_GRACE_MS = 5_000;
 export class LocalServiceSupervisor {
   readonly #options: SupervisorOptions;
   /** The one child we own; events of any child it replaced are ignored (see #attempt). */
-  #child: ChildProcess | null = null;
+  #child: ServiceProcess | null = null;
   #state: LocalServiceState;
   #credentials: LocalCredentials | null = null;
   #lastPort = 0;
@@ -148,7 +196,7 @@ export class LocalServiceSupervisor {
     this.#set({ status: 'stopping', address: this.#state.address, error: null });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    const killer = setTimeout(() => child.kill('SIGKILL'), this.#options.stopGraceMs ?? STOP_GRACE_MS);
     await exited;
     clearTimeout(killer);
   }
@@ -165,14 +213,10 @@ export class LocalServiceSupervisor {
     const args = ['--listen', `127.0.0.1:${port}`, '--data-dir', dataDir, ...(fresh ? ['--demo'] : [])];
 
     return new Promise<LocalCredentials>((resolve, reject) => {
-      const child = fork(entry, args, {
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-        // Not the parent's flags: a fork inherits process.execArgv (an inspector port, say) otherwise.
-        execArgv: [...(this.#options.execArgv ?? [])],
-      });
+      const spawn = this.#options.spawn ?? forkService;
+      const child = spawn(entry, args, { execArgv: this.#options.execArgv ?? [] });
       this.#child = child;
-      // fork with stdio 'pipe' always creates these two streams.
-      const { stdout, stderr } = child as ChildProcess & { stdout: Readable; stderr: Readable };
+      const { stdout, stderr } = child;
       const stderrTail: string[] = [];
       const stderrSummary = (lines: number, before: string, after = '') => (stderrTail.length > 0 ? `${before}${stderrTail.slice(-lines).join(' | ')}${after}` : '');
       let ready = false;

@@ -1,8 +1,9 @@
 /**
- * The renderer's Content Security Policy. The built page is loaded from file://, where no response
- * headers exist, so renderer/index.html carries the same policy in a <meta> tag; the header
- * (security.ts) covers pages served over http(s), i.e. the dev server. csp.test.ts keeps the two equal
- * (minus frame-ancestors, which only a header can deliver).
+ * The renderer's Content Security Policy, sent as a header by every host of the page: the app://
+ * scheme handler (main/shell/app-files.ts), browser mode's server (main/web/server.ts) and, for the
+ * dev server, the session's header hook (security.ts). renderer/index.html carries the same policy
+ * in a <meta> tag as a second lock; csp.test.ts keeps the two equal (minus frame-ancestors, which
+ * only a header can deliver).
  * No electron import, so tests and tools can read the policy without an Electron runtime.
  */
 

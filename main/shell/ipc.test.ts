@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { IpcMainInvokeEvent } from 'electron';
 import { IPC_INVOKE } from '../../common/bridge';
@@ -10,9 +9,8 @@ import { createInvokeHandler, createSenderCheck, registerBridgeIpc, toBridgeSend
 
 vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
 
-const html = '/opt/fleet-desk/out/renderer/index.html';
-const appUrl = pathToFileURL(html).href;
-const location = appLocation({ rendererHtml: html });
+const appUrl = 'app://fleet-desk/index.html';
+const location = appLocation();
 const APP_WINDOW_ID = 7;
 
 function invokeEvent(options: { url?: string; id?: number; subframe?: boolean; noFrame?: boolean } = {}): IpcMainInvokeEvent {
@@ -50,9 +48,15 @@ describe('createSenderCheck', () => {
     expect(check({ transport: 'ipc', url: appUrl, id: APP_WINDOW_ID })).toBe(true);
   });
   it('needs both the app URL and an app window', () => {
+    expect(check({ transport: 'ipc', url: `${appUrl}#/orgs`, id: APP_WINDOW_ID })).toBe(true);
     expect(check({ transport: 'ipc', url: 'https://evil.example/', id: APP_WINDOW_ID })).toBe(false);
     expect(check({ transport: 'ipc', url: appUrl, id: APP_WINDOW_ID + 1 })).toBe(false);
     expect(check({ transport: 'ipc', url: '', id: APP_WINDOW_ID })).toBe(false);
+  });
+  it('no longer trusts the built page on file://, nor another app:// host or page', () => {
+    for (const url of ['file:///opt/fleet-desk/out/renderer/index.html', 'app://other-host/index.html', 'app://fleet-desk/assets/x.html']) {
+      expect(check({ transport: 'ipc', url, id: APP_WINDOW_ID }), url).toBe(false);
+    }
   });
   it('does not trust WebSocket senders (browser mode has its own check)', () => {
     expect(check({ transport: 'ws', url: appUrl, id: APP_WINDOW_ID })).toBe(false);
@@ -72,6 +76,8 @@ describe('the invoke handler', () => {
   it.each([
     ['a foreign URL', { url: 'https://evil.example/' }],
     ['another file', { url: 'file:///tmp/evil.html' }],
+    ['the built page on file://', { url: 'file:///opt/fleet-desk/out/renderer/index.html' }],
+    ['another app:// host', { url: 'app://other-host/index.html' }],
     ['an unknown webContents', { id: 99 }],
     ['a subframe showing the app page', { subframe: true }],
     ['a destroyed frame', { noFrame: true }],

@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT, IPC_INVOKE } from '../../common/bridge';
 import { channelNames } from '../../common/channels';
@@ -10,16 +9,18 @@ import { EventBus } from '../backend/events';
 import type { Handlers } from '../backend/router';
 import { fake, FakeBrowserWindow, FakeWebFrame, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
+import { APP_SCHEME_PRIVILEGES } from './app-scheme';
 import { runShell, type ShellBackend, type ShellOptions } from './lifecycle';
+import { spawnServiceInUtilityProcess } from './utility-service';
 
 vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
 
 const paths = {
   preload: '/opt/fleet-desk/out/preload/index.cjs',
-  rendererHtml: '/opt/fleet-desk/out/renderer/index.html',
+  rendererDir: '/opt/fleet-desk/out/renderer',
   serviceEntry: '/opt/fleet-desk/out/main/service.js',
 };
-const appUrl = pathToFileURL(paths.rendererHtml).href;
+const appUrl = 'app://fleet-desk/index.html';
 
 /** A stand-in for main/backend/backend.ts's Backend: these tests are about the shell around it. */
 function fakeBackend() {
@@ -127,11 +128,14 @@ describe('startup', () => {
     expect(running).toBe(true);
     expect(fake.app.enableSandbox).toHaveBeenCalledOnce();
     expect(openBackend).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ userDataDir: userData, serviceEntry: paths.serviceEntry }));
+    // The service runs in an Electron utility process: the packaged app's RunAsNode fuse is off.
+    expect(openBackend).toHaveBeenCalledWith(expect.objectContaining({ spawnService: spawnServiceInUtilityProcess }));
     expect(backend.start).toHaveBeenCalledOnce(); // and it never settles
     expect(FakeBrowserWindow.instances).toHaveLength(1);
     const window = windowAt();
     expect(window.options.webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, preload: paths.preload });
-    expect(window.loadFile).toHaveBeenCalledWith(paths.rendererHtml);
+    expect(window.loadURL).toHaveBeenCalledExactlyOnceWith(appUrl);
+    expect(window.loadFile).not.toHaveBeenCalled();
     expect(fake.Menu.setApplicationMenu).toHaveBeenCalledOnce();
     expect(fake.session.defaultSession.setPermissionCheckHandler).toHaveBeenCalledOnce();
   });
@@ -142,6 +146,7 @@ describe('startup', () => {
     const id = window.webContents.id;
     expect(await invoke({ id }, 'profiles.list')).toEqual({ ok: true, value: 'profiles.list' });
     expect(await invoke({ id, url: 'https://evil.example/' }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
+    expect(await invoke({ id, url: 'file:///opt/fleet-desk/out/renderer/index.html' }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
     expect(await invoke({ id: id + 1000 }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
     window.close();
     expect(await invoke({ id }, 'profiles.list')).toMatchObject({ error: { kind: 'permission-denied' } });
@@ -184,8 +189,8 @@ describe('startup', () => {
     fake.app.isPackaged = true;
     await started({ devServerUrl: 'http://localhost:5173' });
     const window = windowAt();
-    expect(window.loadURL).not.toHaveBeenCalled();
-    expect(window.loadFile).toHaveBeenCalledWith(paths.rendererHtml);
+    expect(window.loadURL).toHaveBeenCalledExactlyOnceWith(appUrl);
+    expect(fake.protocol.isProtocolHandled('app')).toBe(true);
   });
 
   it('reports a backend that cannot open, answers calls with an error, and quits', async () => {
@@ -195,6 +200,49 @@ describe('startup', () => {
     expect(log).toHaveBeenCalledWith(expect.stringContaining('database is locked'));
     const window = windowAt();
     expect(await invoke({ id: window.webContents.id }, 'profiles.list')).toMatchObject({ ok: false, error: { kind: 'internal' } });
+  });
+});
+
+describe('the app:// scheme', () => {
+  function renderer(): string {
+    const dir = join(userData, 'renderer');
+    mkdirSync(join(dir, 'assets'), { recursive: true });
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Fleet Desk</title>');
+    writeFileSync(join(dir, 'assets', 'index.js'), 'export {};');
+    writeFileSync(join(userData, 'secret.txt'), 'not for the page');
+    return dir;
+  }
+
+  it('is registered as privileged before ready, and handled after it, before the window loads', async () => {
+    const rendererDir = renderer();
+    run({ paths: { ...paths, rendererDir } });
+    expect(fake.protocol.registerSchemesAsPrivileged).toHaveBeenCalledExactlyOnceWith([APP_SCHEME_PRIVILEGES]);
+    expect(fake.protocol.handle).not.toHaveBeenCalled();
+    fake.app.becomeReady();
+    await flush();
+    expect(fake.protocol.handle).toHaveBeenCalledExactlyOnceWith('app', expect.any(Function));
+    expect(fake.protocol.handle.mock.invocationCallOrder[0]!).toBeLessThan(windowAt().loadURL.mock.invocationCallOrder[0]!);
+  });
+
+  it('serves out/renderer with the CSP header, and nothing outside it', async () => {
+    const rendererDir = renderer();
+    run({ paths: { ...paths, rendererDir } });
+    fake.app.becomeReady();
+    await flush();
+    const page = await fake.protocol.fetch(appUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Fleet Desk</title>');
+    expect(page.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await fake.protocol.fetch('app://fleet-desk/assets/index.js')).headers.get('content-type')).toMatch(/^text\/javascript/);
+    const escape = await fake.protocol.fetch('app://fleet-desk/%2e%2e/secret.txt');
+    expect(escape.status).toBe(404);
+    expect(escape.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+  });
+
+  it('is not handled when the dev server serves the page', async () => {
+    await started({ devServerUrl: 'http://localhost:5173' });
+    expect(fake.protocol.handle).not.toHaveBeenCalled();
   });
 });
 

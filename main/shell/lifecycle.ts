@@ -8,11 +8,14 @@ import { app, dialog, session, type BrowserWindow } from 'electron';
 import { IPC_EVENT } from '../../common/bridge';
 import type { EventBus } from '../backend/events';
 import { createRouter, type BridgeHost, type Handlers } from '../backend/router';
+import type { SpawnService } from '../local-service/supervisor';
+import { handleAppScheme, registerAppScheme } from './app-scheme';
 import { appLocation } from './app-url';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
 import { createSenderCheck, registerBridgeIpc } from './ipc';
 import { installApplicationMenu } from './menu';
 import { installAppSecurity, installSessionSecurity } from './security';
+import { spawnServiceInUtilityProcess } from './utility-service';
 import { createMainWindow } from './window';
 import { loadWindowState, trackWindowState, WINDOW_STATE_FILE } from './window-state';
 
@@ -27,15 +30,17 @@ export interface ShellBackend {
 export interface ShellBackendOptions {
   readonly userDataDir: string;
   readonly serviceEntry: string;
+  /** How the local service is started: in an Electron utility process (utility-service.ts). */
+  readonly spawnService: SpawnService;
   readonly log?: (message: string) => void;
 }
 
 export interface ShellPaths {
   /** out/preload/index.cjs */
   readonly preload: string;
-  /** out/renderer/index.html */
-  readonly rendererHtml: string;
-  /** out/main/service.js, forked by the backend. */
+  /** out/renderer, served as app://fleet-desk/ (app-scheme.ts). */
+  readonly rendererDir: string;
+  /** out/main/service.js, run by the backend in a utility process. */
   readonly serviceEntry: string;
   readonly icon?: string | undefined;
 }
@@ -76,11 +81,10 @@ export function runShell(options: ShellOptions): boolean {
   }
   // Belt to the per-window `sandbox: true`: no renderer this app ever creates runs unsandboxed.
   app.enableSandbox();
+  // Before `ready`, or Electron ignores it.
+  registerAppScheme();
 
-  const location = appLocation({
-    devServerUrl: app.isPackaged ? undefined : options.devServerUrl,
-    rendererHtml: options.paths.rendererHtml,
-  });
+  const location = appLocation({ devServerUrl: app.isPackaged ? undefined : options.devServerUrl });
   installAppSecurity(location, log);
 
   const windows = new Set<BrowserWindow>();
@@ -88,7 +92,13 @@ export function runShell(options: ShellOptions): boolean {
     [...windows].some((w) => !w.isDestroyed() && w.webContents.id === id);
 
   const backendReady = app.whenReady().then(() =>
-    options.openBackend({ userDataDir: app.getPath('userData'), serviceEntry: options.paths.serviceEntry, log }),
+    options.openBackend({
+      userDataDir: app.getPath('userData'),
+      serviceEntry: options.paths.serviceEntry,
+      // A packaged app has the RunAsNode fuse off, so node's child_process.fork of the app binary cannot run the service.
+      spawnService: spawnServiceInUtilityProcess,
+      log,
+    }),
   );
   const routerReady = backendReady.then((backend) =>
     createRouter(backend.handlers, { isTrustedSender: createSenderCheck(location, isAppWebContents), log }),
@@ -154,6 +164,8 @@ export function runShell(options: ShellOptions): boolean {
 
   void app.whenReady().then(() => {
     const dev = location.kind === 'dev';
+    // The dev server serves the page itself; a build is served from out/renderer on app://.
+    if (!dev) handleAppScheme(options.paths.rendererDir, CONTENT_SECURITY_POLICY);
     installSessionSecurity(session.defaultSession, dev ? devContentSecurityPolicy(location.origin) : CONTENT_SECURITY_POLICY);
     installApplicationMenu();
     openWindow();

@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { fake, FakeWebContents, navigationEvent, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
 import { appLocation } from './app-url';
@@ -7,12 +6,11 @@ import type { Session } from 'electron';
 
 vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
 
-const html = '/opt/fleet-desk/out/renderer/index.html';
-const appUrl = pathToFileURL(html).href;
+const appUrl = 'app://fleet-desk/index.html';
 
 function guarded(devServerUrl?: string) {
   const log = vi.fn();
-  installAppSecurity(appLocation({ rendererHtml: html, devServerUrl }), log);
+  installAppSecurity(appLocation({ devServerUrl }), log);
   const contents = new FakeWebContents();
   fake.app.emit('web-contents-created', {}, contents);
   return { contents, log };
@@ -26,6 +24,21 @@ describe('webContents guards', () => {
     const event = navigationEvent(`${appUrl}#/orgs`);
     contents.emit('will-navigate', event);
     expect(event.preventDefault).not.toHaveBeenCalled();
+  });
+
+  it('blocks navigation to the built page on file://, or to another app:// host, opening nothing', () => {
+    const { contents } = guarded();
+    for (const url of ['file:///opt/fleet-desk/out/renderer/index.html', 'app://other-host/index.html', 'app://fleet-desk/other.html']) {
+      for (const kind of ['will-navigate', 'will-redirect'] as const) {
+        const event = navigationEvent(url);
+        contents.emit(kind, event);
+        expect(event.preventDefault, `${kind} ${url}`).toHaveBeenCalled();
+      }
+      const sub = navigationEvent(url, false);
+      contents.emit('will-frame-navigate', sub);
+      expect(sub.preventDefault, url).toHaveBeenCalled();
+    }
+    expect(fake.shell.openExternal).not.toHaveBeenCalled();
   });
 
   it('blocks navigation away; only an https link goes to the OS browser', () => {
@@ -152,8 +165,9 @@ describe('session security', () => {
     expect(response.responseHeaders).toEqual({ 'content-security-policy': ["script-src 'self'", policy] });
   });
 
-  it('leaves other schemes alone', () => {
+  it('leaves other schemes alone: app:// responses carry the policy from their own handler', () => {
     install();
     expect(headersFor({ url: 'devtools://devtools/bundled/x.html', responseHeaders: {} })).toEqual({});
+    expect(headersFor({ url: 'app://fleet-desk/index.html', responseHeaders: { 'Content-Security-Policy': [policy] } })).toEqual({});
   });
 });

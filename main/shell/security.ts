@@ -70,8 +70,9 @@ export const GRANTED_PERMISSIONS: ReadonlySet<string> = new Set(['clipboard-sani
 /**
  * Call once per session, after `ready`. Everything else the UI does goes through the bridge, so
  * every permission outside GRANTED_PERMISSIONS is refused.
- * `policy` is added as a CSP header to http(s) responses (the dev server); file:// has no headers
- * and relies on the page's <meta> tag.
+ * `policy` is added as a CSP header to http(s) responses (the dev server). The built app's
+ * `app://` responses carry the policy from their own handler (app-files.ts), so they are left alone
+ * here, as are devtools:// and the like.
  */
 export function installSessionSecurity(session: Session, policy: string): void {
   session.setPermissionRequestHandler((_contents, permission, callback) => callback(GRANTED_PERMISSIONS.has(permission)));

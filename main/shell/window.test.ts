@@ -1,19 +1,18 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeBrowserWindow, fake, resetFakeElectron } from '../../test/electron/fake-electron';
 import { appLocation } from './app-url';
-import { BACKGROUND, createMainWindow, WINDOW_TITLE } from './window';
+import { BACKGROUND, createMainWindow, secureWebPreferences, WINDOW_TITLE } from './window';
 import type { InitialWindowState } from './window-state';
 
 vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
 
-const html = '/opt/fleet-desk/out/renderer/index.html';
 const preload = '/opt/fleet-desk/out/preload/index.cjs';
 const centered: InitialWindowState = { bounds: { width: 1280, height: 800 }, isMaximized: false };
 
 function open(options: { state?: InitialWindowState; devServerUrl?: string; icon?: string } = {}) {
   const log = vi.fn();
   createMainWindow({
-    location: appLocation({ rendererHtml: html, devServerUrl: options.devServerUrl }),
+    location: appLocation({ devServerUrl: options.devServerUrl }),
     preload,
     icon: options.icon,
     state: options.state ?? centered,
@@ -29,10 +28,11 @@ const flush = () => new Promise((resolve) => setImmediate(resolve));
 describe('createMainWindow', () => {
   beforeEach(resetFakeElectron);
 
-  it('has exactly the secure webPreferences', () => {
+  it('has exactly the secure webPreferences, with DevTools in development', () => {
     const { window } = open();
     expect(window.options.webPreferences).toStrictEqual({
       preload,
+      devTools: true,
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -42,6 +42,14 @@ describe('createMainWindow', () => {
       webviewTag: false,
       spellcheck: false,
     });
+  });
+
+  it('turns DevTools off in a packaged app', () => {
+    fake.app.isPackaged = true;
+    const { window } = open();
+    expect(window.options.webPreferences).toMatchObject({ devTools: false, sandbox: true, contextIsolation: true });
+    expect(secureWebPreferences(preload, { devTools: false }).devTools).toBe(false);
+    expect(secureWebPreferences(preload, { devTools: true }).devTools).toBe(true);
   });
 
   it('starts hidden, titled, centered at the default size, and shows on ready-to-show', () => {
@@ -69,10 +77,10 @@ describe('createMainWindow', () => {
     expect(open().window.options.backgroundColor).toBe(BACKGROUND.dark);
   });
 
-  it('loads the built page from file, or the dev server URL in dev', () => {
+  it('loads the built page from app://fleet-desk/, never file://, or the dev server URL in dev', () => {
     const built = open().window;
-    expect(built.loadFile).toHaveBeenCalledExactlyOnceWith(html);
-    expect(built.loadURL).not.toHaveBeenCalled();
+    expect(built.loadURL).toHaveBeenCalledExactlyOnceWith('app://fleet-desk/index.html');
+    expect(built.loadFile).not.toHaveBeenCalled();
     const dev = open({ devServerUrl: 'http://localhost:5173' }).window;
     expect(dev.loadURL).toHaveBeenCalledExactlyOnceWith('http://localhost:5173/');
     expect(dev.loadFile).not.toHaveBeenCalled();

@@ -2,7 +2,7 @@
  * The app window. Its webPreferences are the whole renderer security model: an isolated, sandboxed
  * page with no Node, whose only way out is the preload's bridge.
  */
-import { BrowserWindow, nativeTheme, type WebPreferences } from 'electron';
+import { app, BrowserWindow, nativeTheme, type WebPreferences } from 'electron';
 import type { AppLocation } from './app-url';
 import { MIN_SIZE, type InitialWindowState } from './window-state';
 
@@ -11,10 +11,19 @@ export const WINDOW_TITLE = 'Fleet Desk';
 /** Painted before the renderer's first frame, so a dark desktop gets no white flash. */
 export const BACKGROUND = { dark: '#1b1d21', light: '#ffffff' } as const;
 
+export interface SecureWebPreferencesOptions {
+  /**
+   * Whether DevTools can be opened at all. Only in development: in a release they would be a way
+   * around the bridge's checks (and the menu has no entry for them either, see menu.ts).
+   */
+  readonly devTools: boolean;
+}
+
 /** Every security-relevant preference spelled out, including the defaults, so none can drift with an Electron upgrade. */
-export function secureWebPreferences(preload: string): WebPreferences {
+export function secureWebPreferences(preload: string, options: SecureWebPreferencesOptions): WebPreferences {
   return {
     preload,
+    devTools: options.devTools,
     contextIsolation: true,
     sandbox: true,
     nodeIntegration: false,
@@ -48,7 +57,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     ...(options.icon ? { icon: options.icon } : {}),
     backgroundColor: nativeTheme.shouldUseDarkColors ? BACKGROUND.dark : BACKGROUND.light,
     show: false,
-    webPreferences: secureWebPreferences(options.preload),
+    webPreferences: secureWebPreferences(options.preload, { devTools: !app.isPackaged }),
   });
 
   let shown = false;
@@ -60,8 +69,9 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   };
   window.once('ready-to-show', show);
 
+  // The dev server's URL, or app://fleet-desk/index.html (served by app-scheme.ts), never a file:// page.
   const { location } = options;
-  const loading = location.kind === 'dev' ? window.loadURL(location.url) : window.loadFile(location.path);
+  const loading = window.loadURL(location.url);
   loading.catch((e: unknown) => {
     options.log(`window: could not load ${location.url}: ${String(e)}`);
     // A hidden window that never paints would look like the app did not start; show what there is.

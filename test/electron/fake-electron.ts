@@ -6,7 +6,9 @@
  * and call `resetFakeElectron()` in beforeEach.
  * It imports nothing from electron, so it is not bound by the layer rule on electron imports.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
 import { vi } from 'vitest';
 
 export interface Rect {
@@ -182,6 +184,125 @@ export interface HeadersDetails {
   responseHeaders?: Record<string, string[]>;
 }
 
+type ProtocolHandler = (request: Request) => Response | Promise<Response>;
+
+/** `protocol`: records privileged schemes and handlers; `fetch` plays a request through a handler. */
+class FakeProtocol {
+  readonly handlers = new Map<string, ProtocolHandler>();
+  readonly registerSchemesAsPrivileged = vi.fn((_schemes: unknown[]) => {
+    // Electron ignores (and warns about) a registration after ready; make that a test failure.
+    if (fake.app.isReady()) throw new Error('fake protocol.registerSchemesAsPrivileged: called after ready');
+  });
+  readonly handle = vi.fn((scheme: string, handler: ProtocolHandler) => {
+    if (this.handlers.has(scheme)) throw new Error(`fake protocol.handle: '${scheme}' is already handled`);
+    this.handlers.set(scheme, handler);
+  });
+  unhandle(scheme: string): void {
+    this.handlers.delete(scheme);
+  }
+  isProtocolHandled(scheme: string): boolean {
+    return this.handlers.has(scheme);
+  }
+  /** What a renderer's request to `url` would get. */
+  async fetch(url: string, init: { method?: string } = {}): Promise<Response> {
+    const handler = this.handlers.get(new URL(url).protocol.slice(0, -1));
+    if (!handler) throw new Error(`fake protocol: no handler for ${url}`);
+    return handler(new Request(url, init));
+  }
+  reset(): void {
+    this.handlers.clear();
+  }
+}
+
+export interface FakeForkOptions {
+  stdio?: string | string[];
+  serviceName?: string;
+  execArgv?: string[];
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Electron's UtilityProcess as lib/browser/api/utility-process.ts builds it: stdout/stderr are
+ * PassThroughs fed from the child's pipes, `pid` is undefined until 'spawn' and again after 'exit',
+ * `kill()` takes no signal and does nothing (false) before 'spawn' or after 'exit', and right after
+ * emitting 'exit' it removes every listener of stdout/stderr and forgets them.
+ *
+ * Scripted by default (`spawned`, `exited`, `stdout.write` from the test). With
+ * `fake.utilityProcess.runWithNode`, it runs the entry in a real node child instead (without IPC, as a
+ * utility process has none), so a supervisor can start and stop a real service through it.
+ */
+export class FakeUtilityProcess extends EventEmitter {
+  static instances: FakeUtilityProcess[] = [];
+  #pid: number | undefined;
+  #stdout: PassThrough | null;
+  #stderr: PassThrough | null;
+  #exited = false;
+  #node: ChildProcess | null = null;
+  readonly kill = vi.fn((): boolean => {
+    if (this.#pid === undefined || this.#exited) return false;
+    if (this.#node) return this.#node.kill('SIGTERM');
+    return true;
+  });
+
+  constructor(
+    readonly modulePath: string,
+    readonly args: string[],
+    readonly options: FakeForkOptions,
+  ) {
+    super();
+    const piped = options.stdio === 'pipe';
+    this.#stdout = piped ? new PassThrough() : null;
+    this.#stderr = piped ? new PassThrough() : null;
+    FakeUtilityProcess.instances.push(this);
+  }
+
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+  get stdout(): PassThrough | null {
+    return this.#stdout;
+  }
+  get stderr(): PassThrough | null {
+    return this.#stderr;
+  }
+
+  /** Plays 'spawn'. */
+  spawned(pid = 4242): void {
+    this.#pid = pid;
+    this.emit('spawn');
+  }
+
+  /** Plays the end of the process, as Electron does: 'exit', then the streams are cut loose. */
+  exited(code: number): void {
+    this.#exited = true;
+    try {
+      this.emit('exit', code);
+    } finally {
+      this.#pid = undefined;
+      this.#stdout?.removeAllListeners();
+      this.#stdout = null;
+      this.#stderr?.removeAllListeners();
+      this.#stderr = null;
+    }
+  }
+
+  /** Runs the entry in a real node child and mirrors it. */
+  startNode(): void {
+    const child = spawn(process.execPath, [...(this.options.execArgv ?? []), this.modulePath, ...this.args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    this.#node = child;
+    const out = this.#stdout;
+    const err = this.#stderr;
+    if (out) child.stdout?.pipe(out);
+    if (err) child.stderr?.pipe(err);
+    child.once('spawn', () => this.spawned(child.pid));
+    // Node's 'exit' can come before the last output is read, as Electron's can.
+    child.once('exit', (code, signal) => this.exited(code ?? (signal === 'SIGKILL' ? 137 : 143)));
+  }
+}
+
 function createFake() {
   const primary: Rect = { x: 0, y: 0, width: 1920, height: 1040 };
   return {
@@ -206,6 +327,16 @@ function createFake() {
       setApplicationMenu: vi.fn(),
     },
     dialog: { showErrorBox: vi.fn() },
+    protocol: new FakeProtocol(),
+    utilityProcess: {
+      /** Run forked entries in real node children (see FakeUtilityProcess). */
+      runWithNode: false,
+      fork: vi.fn((modulePath: string, args: string[] = [], options: FakeForkOptions = {}) => {
+        const child = new FakeUtilityProcess(modulePath, args, options);
+        if (fake.utilityProcess.runWithNode) child.startNode();
+        return child;
+      }),
+    },
   };
 }
 
@@ -221,6 +352,8 @@ export const electronModule = {
   screen: fake.screen,
   Menu: fake.Menu,
   dialog: fake.dialog,
+  protocol: fake.protocol,
+  utilityProcess: fake.utilityProcess,
   BrowserWindow: FakeBrowserWindow,
 };
 
@@ -232,4 +365,7 @@ export function resetFakeElectron(): void {
   fake.screen.workAreas = [{ x: 0, y: 0, width: 1920, height: 1040 }];
   FakeBrowserWindow.instances = [];
   FakeBrowserWindow.loadFailure = null;
+  fake.protocol.reset();
+  fake.utilityProcess.runWithNode = false;
+  FakeUtilityProcess.instances = [];
 }

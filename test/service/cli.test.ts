@@ -175,6 +175,42 @@ describe('service/main.ts', () => {
     expect(stderr).toMatch(/parent process disconnected: shutting down/);
   });
 
+  it.runIf(process.platform !== 'win32')('stops when run as an Electron utility process whose app died (its parent pid changes)', async () => {
+    // An intermediate parent starts the service as Electron would (process.parentPort set, no IPC),
+    // prints the service's pid, and exits without stopping it: the service is re-parented.
+    const logDir = tempDir('fleet-cli-orphan-');
+    dirs.push(logDir.remove);
+    const log = join(logDir.path, 'service.log');
+    const script = `
+      const { spawn } = require('node:child_process');
+      const { openSync } = require('node:fs');
+      const out = openSync(${JSON.stringify(log)}, 'a');
+      const child = spawn(process.execPath, ['--import', 'tsx', '--import', 'data:text/javascript,process.parentPort={on(){}}', 'service/main.ts', '--listen', '127.0.0.1:0', '--data-dir', ${JSON.stringify(newDataDir())}], { cwd: ${JSON.stringify(root)}, stdio: ['ignore', out, out], detached: true });
+      console.log(child.pid);
+      setTimeout(() => process.exit(0), 3000);
+    `;
+    const parent = spawn(process.execPath, ['-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await new Promise((resolve) => parent.once('exit', resolve));
+      expect(alive()).toBe(true);
+      const deadline = Date.now() + 10_000;
+      while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(alive()).toBe(false);
+      expect(readFileSync(log, 'utf8')).toMatch(/parent process exited: shutting down/);
+    } finally {
+      if (alive()) process.kill(pid, 'SIGKILL');
+    }
+  });
+
   it.each([
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--bogus'], /bogus/],
     [['--listen', '127.0.0.1:0'], /--data-dir is required/],
