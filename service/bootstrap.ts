@@ -34,7 +34,11 @@ export function credentialsJson(c: BootstrapCredentials): { org_id: string; api_
  * The IMMEDIATE transaction re-checks that the database is new, so of two processes starting on
  * the same new data dir only one sets it up and the other reads its file.
  */
-export async function ensureBootstrap(db: Database.Database, dataDir: string, options: { readonly demo: boolean; readonly log: ErrorLog }): Promise<BootstrapCredentials> {
+export async function ensureBootstrap(
+  db: Database.Database,
+  dataDir: string,
+  options: { readonly demo: boolean; readonly demoMachines?: number; readonly log: ErrorLog },
+): Promise<BootstrapCredentials> {
   const keys = new ApiKeyStore(db);
   const file = join(dataDir, CREDENTIALS_FILE);
   if (keys.count() === 0) {
@@ -45,7 +49,7 @@ export async function ensureBootstrap(db: Database.Database, dataDir: string, op
         if (keys.count() > 0) return undefined;
         keys.insert(key);
         const owner = { type: '', id: key.id } as const;
-        const [first] = options.demo ? seedDemoFleet(orgs, owner) : [orgs.create(DEFAULT_ORG_NAME, owner)];
+        const [first] = options.demo ? seedDemoFleet(db, orgs, owner, { machines: options.demoMachines }) : [orgs.create(DEFAULT_ORG_NAME, owner)];
         if (first === undefined) throw new Error('the demo fleet has no organization');
         const credentials = { orgId: first.id, apiKeyId: key.id, apiKey: key.secret };
         writePrivateFile(file, `${JSON.stringify(credentialsJson(credentials), null, 2)}\n`);

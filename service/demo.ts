@@ -1,19 +1,306 @@
+/**
+ * The demo fleet a new data dir gets with `--demo` (the desktop app's first launch): four robot-fleet
+ * operators with nested locations (site → building → floor), about a hundred machines of one to four
+ * parts with plausible names, configs and metadata, one location shared between organizations, and
+ * simulated liveness (machines/simulator.ts): some parts check in every few seconds, some come and
+ * go, some went quiet minutes or days ago, some never connected.
+ *
+ * `--demo-machines N` (for benchmarks) adds an organization with N more machines. Everything is
+ * generated from a fixed seed, so two demo data dirs look alike; ids and times differ.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { Organization } from '../proto/gen/fleet/app/v1/orgs';
 import type { Identity } from './auth/guard';
+import { partFqdn } from './machines/store';
 import type { NewOrganizationExtras, OrgStore } from './orgs/store';
+import { present } from './errors';
+
+interface Place {
+  readonly name: string;
+  readonly metadata?: Record<string, unknown>;
+  readonly children?: readonly Place[];
+  /** Machines directly here: kind and how many. */
+  readonly machines?: readonly [Kind, number][];
+}
+
+interface DemoOrganization extends NewOrganizationExtras {
+  readonly name: string;
+  readonly metadata: Record<string, unknown>;
+  readonly places: readonly Place[];
+}
+
+type Kind = 'amr' | 'picker' | 'forklift' | 'sorter' | 'tug' | 'rover' | 'sprayer' | 'drone' | 'crawler';
+
+/** Per kind: the name prefix, the model, the extra parts (besides `<name>-main`) a machine may have, and its components. */
+const KINDS: Record<Kind, { prefix: string; model: string; parts: readonly string[]; components: readonly [string, string][] }> = {
+  amr: { prefix: 'amr', model: 'Nimbus AMR-500', parts: ['lidar', 'camera', 'charger'], components: [['base', 'diff-drive'], ['lidar', 'rplidar-s2'], ['imu', 'bno085']] },
+  picker: { prefix: 'picker-arm', model: 'Kestrel 6-DoF', parts: ['arm', 'gripper-cam', 'vacuum'], components: [['arm', 'ur5e'], ['gripper', 'robotiq-2f85'], ['camera', 'realsense-d435']] },
+  forklift: { prefix: 'forklift', model: 'Atlas AGF-2T', parts: ['mast', 'safety-scanner'], components: [['base', 'ackermann'], ['mast', 'hydraulic-lift'], ['scanner', 'sick-microscan3']] },
+  sorter: { prefix: 'sorter', model: 'Tern Sorter 12', parts: ['vision'], components: [['conveyor', 'belt-12'], ['camera', 'basler-ace2']] },
+  tug: { prefix: 'tug', model: 'Harbor Tug T4', parts: ['hitch', 'camera', 'gps'], components: [['base', 'skid-steer'], ['gps', 'ublox-f9p'], ['camera', 'oak-d']] },
+  rover: { prefix: 'rover', model: 'FieldHand R2', parts: ['camera', 'soil-probe', 'gps'], components: [['base', 'four-wheel'], ['gps', 'ublox-f9p'], ['camera', 'zed-2i']] },
+  sprayer: { prefix: 'sprayer', model: 'Mistral S1', parts: ['nozzles', 'camera'], components: [['base', 'tracked'], ['pump', 'diaphragm-12v']] },
+  drone: { prefix: 'drone', model: 'Skua Q8', parts: ['gimbal-cam', 'thermal', 'rtk'], components: [['flight-controller', 'px4'], ['camera', 'gimbal-4k'], ['thermal', 'flir-boson']] },
+  crawler: { prefix: 'crawler', model: 'Remora Pipe Crawler', parts: ['ut-probe', 'camera'], components: [['base', 'magnetic-tracks'], ['probe', 'ultrasonic']] },
+};
 
 /** The organizations of the demo fleet, first one first: plausible robot-fleet operators. */
-export const DEMO_ORGANIZATIONS: readonly (NewOrganizationExtras & { readonly name: string })[] = [
-  { name: 'Acme Warehouse Robotics', publicNamespace: 'acme-warehouse', region: 'us-east', cid: 'CRM-10412' },
-  { name: 'Harborline Logistics AMR', region: 'eu-west', cid: 'CRM-10577' },
-  { name: 'Northfield Agri-Bots', publicNamespace: 'northfield-agri', region: 'us-central' },
-  { name: 'Polaris Inspection Drones', region: 'ap-southeast' },
+export const DEMO_ORGANIZATIONS: readonly DemoOrganization[] = [
+  {
+    name: 'Acme Warehouse Robotics',
+    publicNamespace: 'acme-warehouse',
+    region: 'us-east',
+    cid: 'CRM-10412',
+    metadata: { account_manager: 'Dana Whitfield', support_tier: 'gold', contract_ends: '2027-06-30' },
+    places: [
+      {
+        name: 'Reno Fulfillment Center',
+        metadata: { address: '1200 Logistics Pkwy, Reno, NV', timezone: 'America/Los_Angeles' },
+        children: [
+          {
+            name: 'Building A',
+            children: [
+              { name: 'Floor 1', machines: [['amr', 6], ['picker', 3]] },
+              { name: 'Floor 2', machines: [['amr', 5], ['sorter', 2]] },
+            ],
+          },
+          { name: 'Building B', children: [{ name: 'Mezzanine', machines: [['amr', 4], ['forklift', 3]] }] },
+        ],
+      },
+      {
+        name: 'Columbus DC',
+        metadata: { address: '88 Rickenbacker Dr, Columbus, OH', timezone: 'America/New_York' },
+        children: [{ name: 'Main Hall', machines: [['amr', 7], ['forklift', 2], ['sorter', 2]] }],
+      },
+    ],
+  },
+  {
+    name: 'Harborline Logistics AMR',
+    region: 'eu-west',
+    cid: 'CRM-10577',
+    metadata: { account_manager: 'Joris de Vries', support_tier: 'silver' },
+    places: [
+      {
+        name: 'Port of Rotterdam',
+        metadata: { address: 'Maasvlakte 2, Rotterdam', timezone: 'Europe/Amsterdam' },
+        children: [{ name: 'Terminal 2', children: [{ name: 'Yard East', machines: [['tug', 6]] }, { name: 'Yard West', machines: [['tug', 5], ['forklift', 2]] }] }],
+      },
+      { name: 'Antwerp Depot', metadata: { timezone: 'Europe/Brussels' }, machines: [['amr', 8], ['forklift', 4]] },
+    ],
+  },
+  {
+    name: 'Northfield Agri-Bots',
+    publicNamespace: 'northfield-agri',
+    region: 'us-central',
+    metadata: { account_manager: 'Priya Raman', support_tier: 'gold', pilot: true },
+    places: [
+      {
+        name: 'Northfield Farm',
+        metadata: { address: 'County Rd 12, Northfield, MN', timezone: 'America/Chicago', acres: 640 },
+        children: [
+          { name: 'Greenhouse 1', machines: [['rover', 4], ['sprayer', 2]] },
+          { name: 'Greenhouse 2', machines: [['rover', 3], ['sprayer', 2]] },
+          { name: 'Orchard', machines: [['rover', 5]] },
+        ],
+      },
+      { name: 'Test Field', machines: [['rover', 2], ['drone', 2]] },
+    ],
+  },
+  {
+    name: 'Polaris Inspection Drones',
+    region: 'ap-southeast',
+    metadata: { account_manager: 'Wei Lin', support_tier: 'bronze' },
+    places: [
+      { name: 'Singapore Hangar', metadata: { timezone: 'Asia/Singapore' }, children: [{ name: 'Bay 1', machines: [['drone', 5]] }, { name: 'Bay 2', machines: [['drone', 4], ['crawler', 2]] }] },
+      { name: 'Offshore Platform K-7', metadata: { timezone: 'Asia/Singapore', helideck: true }, machines: [['drone', 3], ['crawler', 3]] },
+    ],
+  },
 ];
+
+/** The location of the first organization shared with the second (a third-party logistics partner). */
+const SHARED = { from: 'Acme Warehouse Robotics', location: 'Columbus DC', with: 'Harborline Logistics AMR' };
+
+/** A small deterministic PRNG (mulberry32), so every demo fleet looks the same. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+class Seeder {
+  private readonly random = prng(0x5eed);
+  private readonly now: Date;
+  private readonly insertLocation;
+  private readonly insertRobot;
+  private readonly insertPart;
+  private readonly insertSecret;
+  private readonly insertSimulation;
+  private serial = 0;
+  /** How many parts besides the main one a machine gets (at most what its kind has). */
+  extraParts: readonly [number, number] = [0, 3];
+
+  constructor(db: Database.Database, now: Date) {
+    this.now = now;
+    this.insertLocation = db.prepare('INSERT INTO locations (id, organization_id, parent_location_id, name, created_on, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertRobot = db.prepare('INSERT INTO robots (id, location_id, name, created_on, metadata) VALUES (?, ?, ?, ?, ?)');
+    this.insertPart = db.prepare(
+      `INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, local_fqdn, last_access, created_on, last_updated, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertSecret = db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)');
+    this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s) VALUES (?, ?, ?, ?, ?)');
+  }
+
+  private pick<T>(items: readonly T[]): T {
+    return present(items[Math.floor(this.random() * items.length)], 'a picked item');
+  }
+
+  private between(min: number, max: number): number {
+    return min + Math.floor(this.random() * (max - min + 1));
+  }
+
+  private ago(ms: number): string {
+    return new Date(this.now.getTime() - ms).toISOString();
+  }
+
+  location(orgId: string, parentId: string | null, name: string, metadata: Record<string, unknown> = {}): string {
+    const id = randomUUID();
+    this.insertLocation.run(id, orgId, parentId, name, this.ago(this.between(200, 900) * 86_400_000), JSON.stringify(metadata));
+    return id;
+  }
+
+  /** A machine of `kind` with one to four parts and a liveness pattern of its own. */
+  machine(locationId: string, kind: Kind, code: string): void {
+    const spec = KINDS[kind];
+    const id = randomUUID();
+    const name = `${spec.prefix}-${code}`;
+    const created = this.ago(this.between(30, 700) * 86_400_000);
+    this.serial += 1;
+    this.insertRobot.run(
+      id,
+      locationId,
+      name,
+      created,
+      JSON.stringify({ model: spec.model, serial: `${spec.prefix.toUpperCase().replace(/-/g, '')}-${String(100000 + this.serial * 37).slice(-6)}`, commissioned: created.slice(0, 10) }),
+    );
+    const extras = spec.parts.slice(0, Math.min(spec.parts.length, this.between(...this.extraParts)));
+    // Machines: 45 % steady, 20 % coming and going, 25 % quiet for minutes to days, 10 % never connected.
+    const roll = this.random();
+    const pattern = roll < 0.45 ? 'steady' : roll < 0.65 ? 'flaky' : roll < 0.9 ? 'quiet' : 'never';
+    const quietFor = this.pick([3 * 60_000, 17 * 60_000, 2 * 3_600_000, 26 * 3_600_000, 4 * 86_400_000]) + this.between(0, 60_000);
+    const phase = this.between(0, 120);
+    for (const [index, suffix] of ['main', ...extras].entries()) {
+      const partId = randomUUID();
+      const partName = `${name}-${suffix}`;
+      const components = index === 0 ? spec.components.map(([type, model]) => ({ name: type, type, model })) : [{ name: suffix, type: suffix, model: spec.model }];
+      const config = { components, modules: index === 0 ? [{ name: 'fleet-agent', version: `1.${this.between(2, 9)}.${this.between(0, 12)}` }] : [] };
+      // A non-main part of a live machine is sometimes down on its own.
+      const own = index > 0 && pattern !== 'never' && this.random() < 0.15 ? 'quiet' : pattern;
+      const lastAccess = own === 'never' ? null : own === 'quiet' ? this.ago(quietFor + this.between(0, 30_000)) : this.ago(this.between(0, 4_000));
+      this.insertPart.run(
+        partId,
+        id,
+        locationId,
+        partName,
+        index === 0 ? 1 : 0,
+        JSON.stringify(config),
+        partFqdn(partName, partId),
+        `${partName}.local`,
+        lastAccess,
+        created,
+        created,
+        JSON.stringify({ firmware: `${this.between(3, 5)}.${this.between(0, 9)}.${this.between(0, 20)}` }),
+      );
+      this.insertSecret.run(randomUUID(), partId, randomBytes(24).toString('base64url'), created);
+      if (own === 'steady') this.insertSimulation.run(partId, 'steady', this.between(2, 4), 1, this.between(0, 9));
+      if (own === 'flaky') this.insertSimulation.run(partId, 'flaky', 2, this.between(20, 60), phase);
+    }
+  }
+
+  places(orgId: string, parentId: string | null, places: readonly Place[], counters: Map<Kind, number>): Map<string, string> {
+    const ids = new Map<string, string>();
+    for (const place of places) {
+      const id = this.location(orgId, parentId, place.name, place.metadata);
+      ids.set(place.name, id);
+      for (const [kind, count] of place.machines ?? []) {
+        for (let i = 0; i < count; i++) {
+          const n = (counters.get(kind) ?? 0) + 1;
+          counters.set(kind, n);
+          this.machine(id, kind, String(n).padStart(3, '0'));
+        }
+      }
+      for (const [name, childId] of this.places(orgId, id, place.children ?? [], counters)) ids.set(name, childId);
+    }
+    return ids;
+  }
+}
+
+/** The extra organization `--demo-machines N` adds: N machines over sites of five buildings of four floors. */
+function megafleet(machines: number): Place[] {
+  const floors = Math.max(1, Math.ceil(machines / 50));
+  const sites = Math.max(1, Math.ceil(floors / 20));
+  // Kinds with three extra parts: with two to four parts each, N machines have about 3N parts.
+  const kinds: Kind[] = ['amr', 'amr', 'picker', 'tug', 'drone', 'rover'];
+  let left = machines;
+  let floorNo = 0;
+  const out: Place[] = [];
+  for (let s = 1; s <= sites; s++) {
+    const buildings: Place[] = [];
+    for (let b = 1; b <= 5 && left > 0; b++) {
+      const levels: Place[] = [];
+      for (let f = 1; f <= 4 && left > 0; f++) {
+        const here = Math.min(left, Math.ceil(machines / floors));
+        left -= here;
+        floorNo += 1;
+        const mix: [Kind, number][] = kinds.map((k, i) => [k, Math.floor(here / kinds.length) + (i < here % kinds.length ? 1 : 0)] as [Kind, number]).filter(([, n]) => n > 0);
+        // Kinds repeat in the list: merge them so each kind's machines are numbered once.
+        const merged = new Map<Kind, number>();
+        for (const [k, n] of mix) merged.set(k, (merged.get(k) ?? 0) + n);
+        levels.push({ name: `Floor ${f}`, machines: [...merged] });
+      }
+      buildings.push({ name: `Building ${String.fromCharCode(64 + b)}`, children: levels });
+    }
+    out.push({ name: `Site ${String(s).padStart(2, '0')}`, metadata: { floors: floorNo }, children: buildings });
+  }
+  return out;
+}
+
+export interface DemoOptions {
+  /** Extra machines in an extra organization, for benchmarks (`--demo-machines N`). */
+  readonly machines?: number;
+  readonly now?: Date;
+}
 
 /**
  * Fill a new data dir with the demo fleet, all owned by `owner`, in the order of
- * {@link DEMO_ORGANIZATIONS}. Locations, robots and the rest join as the service learns them.
+ * {@link DEMO_ORGANIZATIONS}. Runs inside the caller's transaction.
  */
-export function seedDemoFleet(orgs: OrgStore, owner: Identity): Organization[] {
-  return DEMO_ORGANIZATIONS.map(({ name, ...extras }) => orgs.create(name, owner, extras));
+export function seedDemoFleet(db: Database.Database, orgs: OrgStore, owner: Identity, options: DemoOptions = {}): Organization[] {
+  const seeder = new Seeder(db, options.now ?? new Date());
+  const created: Organization[] = [];
+  const locationIds = new Map<string, Map<string, string>>();
+  const all = [...DEMO_ORGANIZATIONS];
+  if (options.machines !== undefined && options.machines > 0) {
+    all.push({ name: 'Megafleet Logistics', region: 'us-west', cid: 'CRM-BENCH', metadata: { purpose: 'benchmark fleet' }, places: megafleet(options.machines) });
+  }
+  for (const { name, metadata, places, ...extras } of all) {
+    const org = orgs.create(name, owner, extras);
+    orgs.setMetadata(org.id, JSON.stringify(metadata));
+    created.push(org);
+    seeder.extraParts = name === 'Megafleet Logistics' ? [1, 3] : [0, 3];
+    // Machine numbers count per organization and kind: amr-001, amr-002, …
+    locationIds.set(name, seeder.places(org.id, null, places, new Map()));
+  }
+  const from = locationIds.get(SHARED.from)?.get(SHARED.location);
+  const partner = created.find((o) => o.name === SHARED.with);
+  if (from !== undefined && partner !== undefined) {
+    db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(from, partner.id, (options.now ?? new Date()).toISOString());
+  }
+  return created;
 }

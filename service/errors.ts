@@ -32,6 +32,46 @@ export const Reason = {
   API_KEY_DELETED: 'API_KEY_DELETED',
   /** NOT_FOUND: no such organization, or none the caller holds an authorization in. */
   ORGANIZATION_NOT_FOUND: 'ORGANIZATION_NOT_FOUND',
+  /** NOT_FOUND: no such location, or none the caller can see. */
+  LOCATION_NOT_FOUND: 'LOCATION_NOT_FOUND',
+  /** NOT_FOUND: no such machine, or none the caller can see. */
+  ROBOT_NOT_FOUND: 'ROBOT_NOT_FOUND',
+  /** NOT_FOUND: no such part, or none the caller can see. */
+  ROBOT_PART_NOT_FOUND: 'ROBOT_PART_NOT_FOUND',
+  /** NOT_FOUND: a fragment id names no fragment the caller can read. */
+  FRAGMENT_NOT_FOUND: 'FRAGMENT_NOT_FOUND',
+  /** NOT_FOUND: UnshareLocation for an organization the location is not shared with. */
+  LOCATION_NOT_SHARED: 'LOCATION_NOT_SHARED',
+  /** INVALID_ARGUMENT: a public namespace outside [a-z0-9-], 1 to 63 characters, no dash at either end. */
+  NAMESPACE_INVALID: 'NAMESPACE_INVALID',
+  /** INVALID_ARGUMENT: a negative page size or limit. */
+  PAGE_SIZE_INVALID: 'PAGE_SIZE_INVALID',
+  /** INVALID_ARGUMENT: a page token that is malformed, foreign, expired or from another request. */
+  PAGE_TOKEN_INVALID: 'PAGE_TOKEN_INVALID',
+  /** INVALID_ARGUMENT: user-defined metadata over 64 KiB as JSON. */
+  METADATA_TOO_LARGE: 'METADATA_TOO_LARGE',
+  /** INVALID_ARGUMENT: the request bytes are not a message of the method's request type. */
+  MESSAGE_MALFORMED: 'MESSAGE_MALFORMED',
+  /** ALREADY_EXISTS: a name that must be unique (machine or part in a location) is taken. */
+  NAME_TAKEN: 'NAME_TAKEN',
+  /** ALREADY_EXISTS: the public namespace belongs to another organization. */
+  NAMESPACE_TAKEN: 'NAMESPACE_TAKEN',
+  /** ALREADY_EXISTS: ShareLocation with an organization that already has access. */
+  LOCATION_ALREADY_SHARED: 'LOCATION_ALREADY_SHARED',
+  /** FAILED_PRECONDITION: the organization's public namespace is set already (to another value). */
+  NAMESPACE_ALREADY_SET: 'NAMESPACE_ALREADY_SET',
+  /** FAILED_PRECONDITION: a location cannot move under itself or one of its descendants. */
+  LOCATION_CYCLE: 'LOCATION_CYCLE',
+  /** FAILED_PRECONDITION: a move to another organization's location. */
+  CROSS_ORGANIZATION_MOVE: 'CROSS_ORGANIZATION_MOVE',
+  /** FAILED_PRECONDITION: DeleteLocation of a location that still holds machines or locations. */
+  LOCATION_NOT_EMPTY: 'LOCATION_NOT_EMPTY',
+  /** FAILED_PRECONDITION: UnshareLocation of the owning organization. */
+  PRIMARY_ORGANIZATION: 'PRIMARY_ORGANIZATION',
+  /** FAILED_PRECONDITION: DeleteRobotPart of the machine's main part. */
+  MAIN_PART: 'MAIN_PART',
+  /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */
   NOT_IMPLEMENTED: 'NOT_IMPLEMENTED',
   /** INTERNAL: anything unexpected; the details are in the service log. */
@@ -85,4 +125,13 @@ export function toStatus(error: unknown, method: string, log: ErrorLog): StatusO
   metadata.set(ERROR_REASON_KEY, e.reason);
   if (e.field !== undefined) metadata.set(ERROR_FIELD_KEY, e.field);
   return { code: e.code, details: e.message, metadata };
+}
+
+/**
+ * `value`, which the caller knows exists (a row it just wrote, or one the permission table just
+ * found); a missing one is a bug, reported as INTERNAL, never a caller's mistake.
+ */
+export function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is missing, though it was just written or found`);
+  return value;
 }

@@ -5,11 +5,12 @@ import { parseArgs } from 'node:util';
 import { credentialsJson } from './bootstrap';
 import { startService, type RunningService, type ServiceOptions } from './server';
 
-const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo] [--token-ttl SECONDS]
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--token-ttl SECONDS]
 
   --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
   --data-dir DIR         database and bootstrap credentials; created if missing
   --demo                 set a new data dir up with a demo fleet
+  --demo-machines N      (benchmarks) add an organization of N more machines to the demo fleet
   --token-ttl SECONDS    lifetime of access tokens (default 3600)
 
 When ready, prints one JSON line on stdout:
@@ -29,6 +30,7 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
         listen: { type: 'string' },
         'data-dir': { type: 'string' },
         demo: { type: 'boolean', default: false },
+        'demo-machines': { type: 'string' },
         'token-ttl': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -47,7 +49,14 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
     tokenTtlSeconds = /^\d+$/.test(ttlText) ? Number(ttlText) : NaN;
     if (!Number.isSafeInteger(tokenTtlSeconds) || tokenTtlSeconds <= 0) throw new UsageError(`--token-ttl must be a positive whole number of seconds, not "${ttlText}"`);
   }
-  return { listen, dataDir, demo: values.demo, tokenTtlSeconds };
+  let demoMachines: number | undefined;
+  const machinesText = values['demo-machines'];
+  if (machinesText !== undefined) {
+    demoMachines = /^\d+$/.test(machinesText) ? Number(machinesText) : NaN;
+    if (!Number.isSafeInteger(demoMachines) || demoMachines > 1_000_000) throw new UsageError(`--demo-machines must be a whole number up to 1000000, not "${machinesText}"`);
+    if (!values.demo) throw new UsageError('--demo-machines needs --demo');
+  }
+  return { listen, dataDir, demo: values.demo, demoMachines, tokenTtlSeconds };
 }
 
 function fail(message: string): void {

@@ -13,6 +13,8 @@ import {
   type UntypedHandleCall,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import type { Access, Grant, Target } from './access/access';
+import type { Rules } from './access/rules';
 import type { Caller, Guard } from './auth/guard';
 import { FleetError, Reason, toStatus, type ErrorLog } from './errors';
 
@@ -25,6 +27,19 @@ export interface CallInfo {
 /** What an authenticated handler knows about its call. */
 export interface CallContext extends CallInfo {
   readonly caller: Caller;
+  /** The caller's authorizations, as read for this call. */
+  readonly grants: readonly Grant[];
+  /**
+   * The resource the method's rule names, found and checked (seen, and the role held); null for
+   * calls on nothing in particular or services without a rule table.
+   */
+  readonly target: Target | null;
+}
+
+/** The permission table of a service and the access checks it runs on. */
+export interface Authorization<D> {
+  readonly rules: Rules<D>;
+  readonly access: Access;
 }
 
 /** A unary handler: resolve with the response or throw (a FleetError for expected failures). */
@@ -65,14 +80,25 @@ type ErasedHandlers<Ctx> = Readonly<Record<string, UnaryHandler<unknown, unknown
  * (so an unauthenticated client learns nothing about what is implemented).
  * Throws if a handler names no method of the definition, or a method is both public and authenticated.
  */
-export function addService<D extends ServiceDefinition>(server: Server, definition: D, handlers: NoInfer<ServiceHandlers<D>>, guard: Guard, log: ErrorLog): void {
+export function addService<D extends ServiceDefinition>(
+  server: Server,
+  definition: D,
+  handlers: NoInfer<ServiceHandlers<D>>,
+  guard: Guard,
+  log: ErrorLog,
+  authorization?: NoInfer<Authorization<D>>,
+): void {
   // The generated definition deserializes each method's request into the type its handler expects.
   const publicHandlers = (handlers.public ?? {}) as ErasedHandlers<CallInfo>;
   const authHandlers = (handlers.authenticated ?? {}) as ErasedHandlers<CallContext>;
   for (const name of [...Object.keys(publicHandlers), ...Object.keys(authHandlers)]) {
     if (!(name in definition)) throw new Error(`a handler is given for "${name}", which the service definition does not have`);
     if (name in publicHandlers && name in authHandlers) throw new Error(`"${name}" is given both a public and an authenticated handler`);
+    if (authorization && name in authHandlers && !(name in authorization.rules)) {
+      throw new Error(`"${name}" has no row in the permission table: add one (service/access/rules.ts) before its handler`);
+    }
   }
+  const rules = (authorization?.rules ?? {}) as Readonly<Record<string, Rules<D>[keyof D]>>;
 
   const implementation: UntypedServiceImplementation = {};
   for (const [name, method] of Object.entries(definition)) {
@@ -80,17 +106,62 @@ export function addService<D extends ServiceDefinition>(server: Server, definiti
     const publicHandler = publicHandlers[name];
     const authHandler = authHandlers[name];
     if (publicHandler !== undefined) {
-      implementation[name] = unary(label, log, async (request) => publicHandler(request, { method: label }));
+      implementation[name] = unary(label, log, async (request) => {
+        if (request === MALFORMED) throw malformed(label);
+        return publicHandler(request, { method: label });
+      });
     } else if (authHandler !== undefined) {
+      const rule = rules[name] as { validate?: (r: unknown) => void; resource: (r: unknown) => Parameters<Access['require']>[1] | null; need: string; owningOrganizationOnly?: boolean } | undefined;
       implementation[name] = unary(label, log, async (request, metadata) => {
         const caller = await guard(metadata);
-        return authHandler(request, { method: label, caller });
+        if (request === MALFORMED) throw malformed(label);
+        if (rule === undefined || authorization === undefined) return authHandler(request, { method: label, caller, grants: [], target: null });
+        // The protocol's order: shape, then existence and visibility, then the role.
+        rule.validate?.(request);
+        const ref = rule.resource(request);
+        const grants = authorization.access.grants(caller.identity);
+        const target =
+          ref === null || rule.need === 'authenticated'
+            ? null
+            : authorization.access.require(caller.identity, ref, rule.need as 'sees' | 'operator' | 'owner', { grants, owningOrganizationOnly: rule.owningOrganizationOnly });
+        return authHandler(request, { method: label, caller, grants, target });
       });
     } else {
       implementation[name] = unimplemented(label, method.requestStream, method.responseStream, guard, log);
     }
   }
-  server.addService(definition, implementation);
+  server.addService(tolerantDefinition(definition), implementation);
+}
+
+/**
+ * Stands for a request whose bytes did not decode. grpc-js answers INTERNAL when a deserializer
+ * throws; but bytes that are no message of the method's type (or a Struct nested deeper than the
+ * decoder's stack allows) are the caller's mistake, so the handler answers INVALID_ARGUMENT instead.
+ */
+const MALFORMED: unique symbol = Symbol('malformed request');
+
+function malformed(label: string): FleetError {
+  // No fleet-error-field: the message as a whole is at fault.
+  return new FleetError(status.INVALID_ARGUMENT, Reason.MESSAGE_MALFORMED, `the request is not a valid ${label} request message (it could not be decoded)`);
+}
+
+/** The definition with every request deserializer made total: a decoding failure yields {@link MALFORMED}. */
+function tolerantDefinition<D extends ServiceDefinition>(definition: D): D {
+  const tolerant: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const decode = method.requestDeserialize;
+    tolerant[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return decode(bytes);
+        } catch {
+          return MALFORMED;
+        }
+      },
+    };
+  }
+  return tolerant as D;
 }
 
 function unary(

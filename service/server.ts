@@ -13,7 +13,16 @@ import { ensureBootstrap, type BootstrapCredentials } from './bootstrap';
 import { migrate } from './db/migrate';
 import { serviceMigrations } from './db/migrations';
 import { openDatabase } from './db/open';
+import { Access } from './access/access';
+import { appRules } from './access/rules';
+import { createLocationHandlers } from './locations/handlers';
+import { LocationStore } from './locations/store';
+import { createMachineHandlers } from './machines/handlers';
+import { startSimulator } from './machines/simulator';
+import { MachineStore } from './machines/store';
 import { createOrgHandlers } from './orgs/handlers';
+import { PageTokens } from './paging';
+import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
 import { addService } from './rpc';
 
@@ -32,6 +41,10 @@ export interface ServiceOptions {
   readonly dataDir: string;
   /** Set a new data dir up with the demo fleet instead of a single organization. Ignored for a data dir already set up. */
   readonly demo?: boolean;
+  /** With `demo`: an extra organization of this many machines (benchmarks). */
+  readonly demoMachines?: number;
+  /** Run the liveness simulation of demo parts (default true; tests that drive it themselves turn it off). */
+  readonly simulate?: boolean;
   /** Lifetime of access tokens, in whole seconds; default {@link DEFAULT_TOKEN_TTL_SECONDS}. */
   readonly tokenTtlSeconds?: number;
   /** How long close() waits for calls in flight; default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
@@ -70,8 +83,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const { from, to } = migrate(db, serviceMigrations);
     if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
-    const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, log });
+    const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, log });
     register(server, db, ttl, log);
+    const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true });
     const port = await bind(server, options.listen);
     const address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
     log(`serving on ${address} (data dir ${options.dataDir})`);
@@ -79,6 +93,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= shutdown(server, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS).then(() => {
+        simulator.stop();
         db.close();
         log('stopped');
       }));
@@ -90,14 +105,34 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 }
 
-/** Every service of the wire contract. A service without handlers still answers, UNIMPLEMENTED, after authentication. */
+/** Every service of the wire contract, plus the standard health and reflection services. */
 function register(server: Server, db: Database.Database, ttl: number, log: (line: string) => void): void {
   const keys = new ApiKeyStore(db);
-  const tokens = new TokenService(loadSigningSecret(db), ttl);
+  const signingSecret = loadSigningSecret(db);
+  const tokens = new TokenService(signingSecret, ttl);
   const guard = createGuard(tokens, keys);
+  const access = new Access(db);
+  const pages = new PageTokens(signingSecret);
+  const locations = new LocationStore(db);
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
-  addService(server, AppServiceService, { authenticated: createOrgHandlers(new OrgStore(db)) }, guard, log);
+  addService(
+    server,
+    AppServiceService,
+    {
+      authenticated: {
+        ...createOrgHandlers(new OrgStore(db)),
+        ...createLocationHandlers(locations, access, pages),
+        ...createMachineHandlers(new MachineStore(db), locations, access, pages),
+      },
+    },
+    guard,
+    log,
+    { rules: appRules, access },
+  );
   addService(server, MLTrainingServiceService, {}, guard, log);
+  // Health and reflection need no token, like their usual deployments: probes and tools such as
+  // grpcurl, `buf curl` and grpc_health_probe use them before they have any credentials.
+  addHealthAndReflection(server);
 }
 
 function bind(server: Server, listen: string): Promise<number> {

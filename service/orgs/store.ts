@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';
 import type { Identity } from '../auth/guard';
+import { present } from '../errors';
 
 /** A role, as the spec names them. */
 export type Role = 'owner' | 'operator';
@@ -83,6 +84,74 @@ export class OrgStore {
          ORDER BY o.name COLLATE NOCASE, o.name, o.id`,
       )
       .all(identity.type, identity.id) as OrgRow[];
+    return rows.map(toOrganization);
+  }
+
+  /** Organization `id`, whoever may see it (the rule table checked that already). */
+  get(id: string): Organization | undefined {
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM organizations o WHERE o.id = ?`).get(id) as OrgRow | undefined;
+    return row === undefined ? undefined : toOrganization(row);
+  }
+
+  /** Change the given fields only, in one statement each, in one transaction. */
+  update(id: string, changes: { name?: string; publicNamespace?: string; region?: string; cid?: string }): Organization {
+    this.db.transaction(() => {
+      if (changes.name !== undefined) this.db.prepare('UPDATE organizations SET name = ? WHERE id = ?').run(changes.name, id);
+      if (changes.publicNamespace !== undefined) this.db.prepare('UPDATE organizations SET public_namespace = ? WHERE id = ?').run(changes.publicNamespace, id);
+      if (changes.region !== undefined) this.db.prepare('UPDATE organizations SET region = ? WHERE id = ?').run(changes.region, id);
+      if (changes.cid !== undefined) this.db.prepare('UPDATE organizations SET cid = ? WHERE id = ?').run(changes.cid, id);
+    })();
+    return present(this.get(id), `organization ${id}`);
+  }
+
+  /** The organization holding `namespace`, if any. */
+  namespaceHolder(namespace: string): string | undefined {
+    return this.db.prepare('SELECT id FROM organizations WHERE public_namespace = ?').pluck().get(namespace) as string | undefined;
+  }
+
+  /**
+   * Delete an organization with everything that is its: its locations with their machines, parts,
+   * secrets and metadata (cascades), the shares of its locations and to it, and every authorization
+   * in it or on something it owned. Other organizations' locations and machines stay as they were.
+   */
+  delete(id: string): void {
+    this.db.transaction(() => {
+      // Authorizations of other organizations on resources this one owns (a location role granted through a share, say).
+      this.db
+        .prepare(
+          `DELETE FROM authorizations
+            WHERE (resource_type = 'location' AND resource_id IN (SELECT id FROM locations WHERE organization_id = @id))
+               OR (resource_type = 'robot' AND resource_id IN (SELECT r.id FROM robots r JOIN locations l ON l.id = r.location_id WHERE l.organization_id = @id))`,
+        )
+        .run({ id });
+      this.db.prepare('DELETE FROM organizations WHERE id = ?').run(id);
+    })();
+  }
+
+  metadata(id: string): string {
+    return this.db.prepare('SELECT metadata FROM organizations WHERE id = ?').pluck().get(id) as string;
+  }
+
+  setMetadata(id: string, json: string): void {
+    this.db.prepare('UPDATE organizations SET metadata = ? WHERE id = ?').run(json, id);
+  }
+
+  /** Id and name of each organization, in the order given (missing ones left out). */
+  identities(ids: readonly string[]): { id: string; name: string }[] {
+    const rows = this.db.prepare('SELECT id, name FROM organizations WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as { id: string; name: string }[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** The organizations a user holds an authorization in, by name. */
+  listOfUser(userId: string): Organization[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ${COLUMNS} FROM organizations o
+         WHERE o.id IN (SELECT organization_id FROM authorizations WHERE identity_type = 'user' AND identity_id = ?)
+         ORDER BY o.name COLLATE NOCASE, o.name, o.id`,
+      )
+      .all(userId) as OrgRow[];
     return rows.map(toOrganization);
   }
 

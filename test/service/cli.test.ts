@@ -219,6 +219,8 @@ describe('service/main.ts', () => {
     [['--listen', '127.0.0.1:70000', '--data-dir', nowhere], /--listen must be HOST:PORT/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--token-ttl', '0'], /--token-ttl must be a positive/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, 'stray'], /positional/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--demo-machines', '10'], /--demo-machines needs --demo/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--demo', '--demo-machines', 'lots'], /--demo-machines must be a whole number/],
   ])('refuses %j with usage on stderr and exit code 2', async (args, why) => {
     const c = cli(...args);
     expect(await c.exited).toBe(2);

@@ -11,7 +11,10 @@ import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { ApiKeyStore } from '../../service/auth/keys';
 import { openDatabase } from '../../service/db/open';
 import { ERROR_FIELD_KEY, ERROR_REASON_KEY } from '../../service/errors';
-import { OrgStore } from '../../service/orgs/store';
+import { OrgStore, type ResourceType, type Role } from '../../service/orgs/store';
+import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
+import * as locationsMessages from '../../proto/gen/fleet/app/v1/locations';
+import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
 import { DATABASE_FILE, startService, type RunningService, type ServiceOptions } from '../../service/server';
 
 /** A fresh temp directory; removed by the returned function. */
@@ -34,11 +37,14 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-/** Start the service on 127.0.0.1:0 with a new temp data dir. */
+/**
+ * Start the service on 127.0.0.1:0 with a new temp data dir. Its liveness simulation is off unless
+ * asked for: tests that check last_access drive the simulator themselves.
+ */
 export async function startTestService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
   const dir = tempDir();
   const logs: string[] = [];
-  const service = await startService({ listen: '127.0.0.1:0', dataDir: dir.path, log: (line) => logs.push(line), ...options });
+  const service = await startService({ listen: '127.0.0.1:0', dataDir: dir.path, log: (line) => logs.push(line), simulate: false, ...options });
   const auth = new AuthServiceClient(service.address, credentials.createInsecure());
   const app = new AppServiceClient(service.address, credentials.createInsecure());
   let db: Database.Database | undefined;
@@ -165,4 +171,39 @@ export function callAnyKind(client: Client, method: MethodShape, metadata: Metad
 /** An untyped client for `address`, for {@link callAnyKind}. */
 export function rawClient(address: string): Client {
   return new Client(address, credentials.createInsecure());
+}
+
+// ---- The fleet: typed calls with partial requests, scoped keys, and a small world to test against.
+
+type Callback2<Res> = (error: ServiceError | null, response: Res) => void;
+type LastOverload<F> = F extends (request: infer Req, metadata: Metadata, options: Partial<CallOptions>, callback: Callback2<infer Res>) => unknown ? [Req, Res] : never;
+type UnaryNames = { [K in keyof AppServiceClient]: LastOverload<AppServiceClient[K]> extends never ? never : K }[keyof AppServiceClient];
+export type RequestOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[0];
+export type ResponseOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[1];
+
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
+
+/**
+ * Call AppService method `method` with a partial request (the rest takes proto3 defaults, as
+ * `fromPartial` fills them), with `metadata`.
+ */
+export function appCall<K extends UnaryNames>(t: TestService, method: K, request: Partial<RequestOfMethod<K>>, metadata: Metadata): Promise<ResponseOfMethod<K>> {
+  const name = `${method.charAt(0).toUpperCase()}${method.slice(1)}Request`;
+  const message = messages[name];
+  if (message === undefined) throw new Error(`no message ${name} in the generated code`);
+  const bound = (t.app[method] as unknown as (...args: unknown[]) => unknown).bind(t.app) as Parameters<typeof call<unknown, ResponseOfMethod<K>>>[0];
+  return call(bound, message.fromPartial(request), metadata);
+}
+
+/** An API key holding `grants`, created straight in the store (the API-key operations are not built yet), and its metadata. */
+export async function scopedKey(
+  t: TestService,
+  grants: readonly { resourceType: ResourceType; resourceId: string; role: Role; organizationId: string }[],
+): Promise<{ keyId: string; metadata: Metadata }> {
+  const keys = new ApiKeyStore(t.db());
+  const key = keys.prepare('scoped');
+  keys.insert(key);
+  const orgs = new OrgStore(t.db());
+  for (const g of grants) orgs.grant({ type: '', id: key.id }, { organizationId: g.organizationId, resourceType: g.resourceType, resourceId: g.resourceId, role: g.role });
+  return { keyId: key.id, metadata: bearer(await tokenFor(t, key.id, key.secret)) };
 }

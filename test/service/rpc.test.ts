@@ -88,7 +88,7 @@ describe('addService', () => {
     await expectError(unary(TestService.whoAmI.path, Buffer.alloc(0)), { code: status.UNAUTHENTICATED, reason: 'ACCESS_TOKEN_MISSING' });
     expect(seen).toHaveLength(0);
     expect((await unary(TestService.whoAmI.path, Buffer.alloc(0), withToken())).toString()).toBe('key-1');
-    expect(seen).toEqual([{ method: 'TestService/WhoAmI', caller }]);
+    expect(seen).toEqual([{ method: 'TestService/WhoAmI', caller, grants: [], target: null }]);
   });
 
   it('sends a FleetError as its status, reason and field', async () => {

@@ -3,6 +3,8 @@ import { tokenSigningSecret } from './0001_token_signing_secret';
 import { apiKeys } from './0002_api_keys';
 import { organizations } from './0003_organizations';
 import { apiKeyHashSecret } from './0004_api_key_hash_secret';
+import { locations } from './0005_locations';
+import { machines } from './0006_machines';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines];

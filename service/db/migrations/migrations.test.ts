@@ -203,3 +203,101 @@ describe('0004 api_key_hash_secret', () => {
     expect(db.prepare('SELECT hash_scheme FROM api_keys').get()).toEqual({ hash_scheme: 'scrypt-n16384-r8-p1-32' });
   });
 });
+
+describe('0005 locations', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const CHILD = '44444444-4444-4444-8444-444444444444';
+  const org = (db: Database.Database, id = ORG) => db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(id, 'Acme', NOW);
+  const loc = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare('INSERT INTO locations (id, organization_id, parent_location_id, name, created_on) VALUES (@id, @org, @parent, @name, @created_on)')
+      .run({ id: LOC, org: ORG, parent: null, name: 'Site', created_on: NOW, ...overrides });
+
+  it('creates STRICT tables for locations and shares, and adds metadata to organizations', () => {
+    const db = migratedTo(5);
+    expect(isStrict(db, 'locations')).toBe(true);
+    expect(isStrict(db, 'location_shares')).toBe(true);
+    expect(columns(db, 'locations')).toEqual({
+      id: 'TEXT NOT NULL PK',
+      organization_id: 'TEXT NOT NULL',
+      parent_location_id: 'TEXT',
+      name: 'TEXT NOT NULL',
+      region: 'TEXT NOT NULL',
+      created_on: 'TEXT NOT NULL',
+      metadata: 'TEXT NOT NULL',
+    });
+    expect(columns(db, 'organizations')).toHaveProperty('metadata', 'TEXT NOT NULL');
+  });
+
+  it('keeps names trimmed, metadata a JSON object, a location out of its own parenthood, and shares unique', () => {
+    const db = migratedTo(5);
+    org(db);
+    expect(() => loc(db, { name: ' Site' })).toThrow(/CHECK/);
+    expect(() => loc(db, { parent: LOC })).toThrow(/CHECK|FOREIGN KEY/);
+    loc(db);
+    expect(() => db.prepare("UPDATE locations SET metadata = '[1]' WHERE id = ?").run(LOC)).toThrow(/CHECK/);
+    expect(() => db.prepare("UPDATE organizations SET metadata = 'not json' WHERE id = ?").run(ORG)).toThrow(/CHECK/);
+    const share = db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)');
+    share.run(LOC, ORG, NOW);
+    expect(() => share.run(LOC, ORG, NOW)).toThrow(/UNIQUE/);
+  });
+
+  it('removes a whole tree and its shares with its organization', () => {
+    const db = migratedTo(5);
+    org(db);
+    loc(db);
+    loc(db, { id: CHILD, parent: LOC, name: 'Floor' });
+    db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(CHILD, ORG, NOW);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    expect(db.prepare('SELECT count(*) FROM locations').pluck().get()).toBe(0);
+    expect(db.prepare('SELECT count(*) FROM location_shares').pluck().get()).toBe(0);
+  });
+});
+
+describe('0006 machines', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const part = (db: Database.Database, id: string, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare(
+        `INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, fqdn, created_on, last_updated)
+         VALUES (@id, @robot, @loc, @name, @main, 'x.fleet.internal', @now, @now)`,
+      )
+      .run({ id, robot: ROBOT, loc: LOC, name: `p-${id.slice(0, 4)}`, main: 0, now: NOW, ...overrides });
+  function fleet(): Database.Database {
+    const db = migratedTo(6);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    return db;
+  }
+
+  it('creates STRICT tables for machines, parts, part secrets and the simulation', () => {
+    const db = migratedTo(6);
+    for (const table of ['robots', 'robot_parts', 'part_secrets', 'part_simulation']) expect(isStrict(db, table), table).toBe(true);
+    expect(Object.keys(columns(db, 'robot_parts'))).toEqual([
+      'id', 'robot_id', 'location_id', 'name', 'main_part', 'config_json', 'fqdn', 'local_fqdn', 'last_access', 'marked_for_restart', 'created_on', 'last_updated', 'metadata',
+    ]);
+  });
+
+  it('keeps machine and part names unique within a location, one main part per machine, configs JSON objects', () => {
+    const db = fleet();
+    expect(() => db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(KEY, LOC, 'bot', NOW)).toThrow(/UNIQUE/);
+    part(db, '66666666-6666-4666-8666-666666666666', { main: 1, name: 'bot-main' });
+    expect(() => part(db, '77777777-7777-4777-8777-777777777777', { main: 1 })).toThrow(/UNIQUE/);
+    expect(() => part(db, '77777777-7777-4777-8777-777777777777', { name: 'bot-main' })).toThrow(/UNIQUE/);
+    part(db, '77777777-7777-4777-8777-777777777777');
+    expect(() => db.prepare("UPDATE robot_parts SET config_json = '[]'").run()).toThrow(/CHECK/);
+    expect(() => db.prepare("INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s) VALUES (?, 'sometimes', 1, 1, 0)").run('66666666-6666-4666-8666-666666666666')).toThrow(/CHECK/);
+  });
+
+  it('removes parts, their secrets and simulation with their machine', () => {
+    const db = fleet();
+    const id = '66666666-6666-4666-8666-666666666666';
+    part(db, id, { main: 1 });
+    db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)').run('88888888-8888-4888-8888-888888888888', id, 's3cret', NOW);
+    db.prepare("INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s) VALUES (?, 'steady', 2, 1, 0)").run(id);
+    db.prepare('DELETE FROM robots WHERE id = ?').run(ROBOT);
+    for (const table of ['robot_parts', 'part_secrets', 'part_simulation']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+});

@@ -70,7 +70,14 @@ export interface RobotPart {
    * When name or config last changed. UpdateRobotPart's last_known_update
    * is compared with this value.
    */
-  lastUpdated?: Date | undefined;
+  lastUpdated?:
+    | Date
+    | undefined;
+  /**
+   * Set by MarkPartForRestart; cleared when the part next contacts the
+   * service (which is when it restarts).
+   */
+  markedForRestart: boolean;
 }
 
 /** One change of a part (name or config), as GetRobotPartHistory returns it. */
@@ -326,7 +333,11 @@ export interface PartSummary {
   mainPart: boolean;
   fqdn: string;
   /** Unset if the part never contacted the service. */
-  lastAccess?: Date | undefined;
+  lastAccess?:
+    | Date
+    | undefined;
+  /** As RobotPart.marked_for_restart. */
+  markedForRestart: boolean;
 }
 
 /** What a fleet overview shows of a machine, without configs. */
@@ -524,6 +535,7 @@ function createBaseRobotPart(): RobotPart {
     mainPart: false,
     createdOn: undefined,
     lastUpdated: undefined,
+    markedForRestart: false,
   };
 }
 
@@ -564,6 +576,9 @@ export const RobotPart: MessageFns<RobotPart> = {
     }
     if (message.lastUpdated !== undefined) {
       Timestamp.encode(toTimestamp(message.lastUpdated), writer.uint32(98).fork()).join();
+    }
+    if (message.markedForRestart !== false) {
+      writer.uint32(104).bool(message.markedForRestart);
     }
     return writer;
   },
@@ -677,6 +692,14 @@ export const RobotPart: MessageFns<RobotPart> = {
             message.lastUpdated = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.markedForRestart = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -737,6 +760,11 @@ export const RobotPart: MessageFns<RobotPart> = {
         : isSet(object.last_updated)
         ? fromJsonTimestamp(object.last_updated)
         : undefined,
+      markedForRestart: isSet(object.markedForRestart)
+        ? globalThis.Boolean(object.markedForRestart)
+        : isSet(object.marked_for_restart)
+        ? globalThis.Boolean(object.marked_for_restart)
+        : false,
     };
   },
 
@@ -778,6 +806,9 @@ export const RobotPart: MessageFns<RobotPart> = {
     if (message.lastUpdated !== undefined) {
       obj.lastUpdated = message.lastUpdated.toISOString();
     }
+    if (message.markedForRestart !== false) {
+      obj.markedForRestart = message.markedForRestart;
+    }
     return obj;
   },
 
@@ -798,6 +829,7 @@ export const RobotPart: MessageFns<RobotPart> = {
     message.mainPart = object.mainPart ?? false;
     message.createdOn = object.createdOn ?? undefined;
     message.lastUpdated = object.lastUpdated ?? undefined;
+    message.markedForRestart = object.markedForRestart ?? false;
     return message;
   },
 };
@@ -4029,7 +4061,7 @@ export const UpdateRobotPartMetadataResponse: MessageFns<UpdateRobotPartMetadata
 };
 
 function createBasePartSummary(): PartSummary {
-  return { partId: "", partName: "", mainPart: false, fqdn: "", lastAccess: undefined };
+  return { partId: "", partName: "", mainPart: false, fqdn: "", lastAccess: undefined, markedForRestart: false };
 }
 
 export const PartSummary: MessageFns<PartSummary> = {
@@ -4048,6 +4080,9 @@ export const PartSummary: MessageFns<PartSummary> = {
     }
     if (message.lastAccess !== undefined) {
       Timestamp.encode(toTimestamp(message.lastAccess), writer.uint32(42).fork()).join();
+    }
+    if (message.markedForRestart !== false) {
+      writer.uint32(48).bool(message.markedForRestart);
     }
     return writer;
   },
@@ -4105,6 +4140,14 @@ export const PartSummary: MessageFns<PartSummary> = {
             message.lastAccess = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.markedForRestart = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4140,6 +4183,11 @@ export const PartSummary: MessageFns<PartSummary> = {
         : isSet(object.last_access)
         ? fromJsonTimestamp(object.last_access)
         : undefined,
+      markedForRestart: isSet(object.markedForRestart)
+        ? globalThis.Boolean(object.markedForRestart)
+        : isSet(object.marked_for_restart)
+        ? globalThis.Boolean(object.marked_for_restart)
+        : false,
     };
   },
 
@@ -4160,6 +4208,9 @@ export const PartSummary: MessageFns<PartSummary> = {
     if (message.lastAccess !== undefined) {
       obj.lastAccess = message.lastAccess.toISOString();
     }
+    if (message.markedForRestart !== false) {
+      obj.markedForRestart = message.markedForRestart;
+    }
     return obj;
   },
 
@@ -4173,6 +4224,7 @@ export const PartSummary: MessageFns<PartSummary> = {
     message.mainPart = object.mainPart ?? false;
     message.fqdn = object.fqdn ?? "";
     message.lastAccess = object.lastAccess ?? undefined;
+    message.markedForRestart = object.markedForRestart ?? false;
     return message;
   },
 };

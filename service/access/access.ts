@@ -1,0 +1,228 @@
+/**
+ * Who may do what, as docs/PROTOCOL.md section 10 sets it. Roles (owner, operator) are held by an
+ * identity on an organization, a location or a robot:
+ * - an organization role covers the organization, its locations (owned, and shared with it) and
+ *   their machines;
+ * - a location role covers the location, its sub-locations and their machines;
+ * - a robot role covers that machine and its parts;
+ * - owner includes operator.
+ * A caller *sees* an organization when it holds any authorization in it; a location is seen when one
+ * of the organizations with access to it is; a machine or part when its location is. Unseen and
+ * missing answer the same NOT_FOUND; seen but without the role, PERMISSION_DENIED naming the role.
+ *
+ * Every handler reaches this through the rule table (rules.ts): nothing checks permissions by hand.
+ */
+import { status } from '@grpc/grpc-js';
+import type Database from 'better-sqlite3';
+import type { Identity } from '../auth/guard';
+import { FleetError, Reason } from '../errors';
+import type { ResourceType, Role } from '../orgs/store';
+import { notFound } from '../validate';
+
+/** An authorization of the caller. */
+export interface Grant {
+  readonly resourceType: ResourceType;
+  readonly resourceId: string;
+  readonly role: Role;
+  readonly organizationId: string;
+}
+
+export interface OrgTarget {
+  readonly kind: 'organization';
+  readonly id: string;
+}
+
+export interface LocationTarget {
+  readonly kind: 'location';
+  readonly id: string;
+  readonly name: string;
+  /** The owning organization. */
+  readonly orgId: string;
+  /** Empty at the top level. */
+  readonly parentId: string;
+  /** The location itself first, then its parent, up to the top. */
+  readonly ancestors: readonly string[];
+  /** The owner, then every organization it is shared with (directly or through an ancestor). */
+  readonly accessOrgIds: readonly string[];
+}
+
+export interface RobotTarget {
+  readonly kind: 'robot';
+  readonly id: string;
+  readonly name: string;
+  readonly location: LocationTarget;
+}
+
+export interface PartTarget {
+  readonly kind: 'part';
+  readonly id: string;
+  readonly name: string;
+  readonly mainPart: boolean;
+  readonly robot: RobotTarget;
+}
+
+export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget;
+export type TargetKind = Target['kind'];
+
+/** What a rule names: a resource of a kind, by an id taken from a request field. */
+export interface ResourceRef {
+  readonly kind: TargetKind;
+  readonly id: string;
+  /** The request field the id came from (for NOT_FOUND's fleet-error-field where a call names several). */
+  readonly field: string;
+}
+
+/** The least a call needs: a token only, to see the resource, or a role on it. */
+export type Need = 'authenticated' | 'sees' | Role;
+
+const RANK: Record<Role, number> = { operator: 1, owner: 2 };
+
+function best(a: Role | null, b: Role | null): Role | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+const NOT_FOUND_REASON: Record<TargetKind, { reason: Reason; what: string }> = {
+  organization: { reason: Reason.ORGANIZATION_NOT_FOUND, what: 'organization' },
+  location: { reason: Reason.LOCATION_NOT_FOUND, what: 'location' },
+  robot: { reason: Reason.ROBOT_NOT_FOUND, what: 'machine' },
+  part: { reason: Reason.ROBOT_PART_NOT_FOUND, what: 'machine part' },
+};
+
+export class Access {
+  constructor(private readonly db: Database.Database) {}
+
+  /** The caller's authorizations, read afresh for every call (another call may have changed them). */
+  grants(identity: Identity): Grant[] {
+    return this.db
+      .prepare(
+        `SELECT resource_type AS resourceType, resource_id AS resourceId, role_id AS role, organization_id AS organizationId
+           FROM authorizations WHERE identity_type = ? AND identity_id = ?`,
+      )
+      .all(identity.type, identity.id) as Grant[];
+  }
+
+  resolve(ref: ResourceRef): Target | undefined {
+    switch (ref.kind) {
+      case 'organization':
+        return this.db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(ref.id) === undefined ? undefined : { kind: 'organization', id: ref.id };
+      case 'location':
+        return this.location(ref.id);
+      case 'robot':
+        return this.robot(ref.id);
+      case 'part':
+        return this.part(ref.id);
+    }
+  }
+
+  location(id: string): LocationTarget | undefined {
+    const rows = this.db
+      .prepare(
+        `WITH RECURSIVE up (id, name, organization_id, parent_location_id, depth) AS (
+           SELECT id, name, organization_id, parent_location_id, 0 FROM locations WHERE id = ?
+           UNION ALL
+           SELECT l.id, l.name, l.organization_id, l.parent_location_id, up.depth + 1 FROM locations l JOIN up ON l.id = up.parent_location_id
+         )
+         SELECT id, name, organization_id AS orgId, parent_location_id AS parentId FROM up ORDER BY depth`,
+      )
+      .all(id) as { id: string; name: string; orgId: string; parentId: string | null }[];
+    const self = rows[0];
+    if (self === undefined) return undefined;
+    const ancestors = rows.map((r) => r.id);
+    const shared = this.db
+      .prepare(`SELECT organization_id FROM location_shares WHERE location_id IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
+      .pluck()
+      .all(JSON.stringify(ancestors)) as string[];
+    return {
+      kind: 'location',
+      id: self.id,
+      name: self.name,
+      orgId: self.orgId,
+      parentId: self.parentId ?? '',
+      ancestors,
+      accessOrgIds: [...new Set([self.orgId, ...shared])],
+    };
+  }
+
+  robot(id: string): RobotTarget | undefined {
+    const row = this.db.prepare('SELECT id, name, location_id AS locationId FROM robots WHERE id = ?').get(id) as { id: string; name: string; locationId: string } | undefined;
+    const location = row && this.location(row.locationId);
+    return row && location ? { kind: 'robot', id: row.id, name: row.name, location } : undefined;
+  }
+
+  part(id: string): PartTarget | undefined {
+    const row = this.db.prepare('SELECT id, name, robot_id AS robotId, main_part AS mainPart FROM robot_parts WHERE id = ?').get(id) as
+      | { id: string; name: string; robotId: string; mainPart: number }
+      | undefined;
+    const robot = row && this.robot(row.robotId);
+    return row && robot ? { kind: 'part', id: row.id, name: row.name, mainPart: row.mainPart === 1, robot } : undefined;
+  }
+
+  /** Whether the caller sees the target (see the file comment). */
+  sees(grants: readonly Grant[], target: Target): boolean {
+    const seen = new Set(grants.map((g) => g.organizationId));
+    switch (target.kind) {
+      case 'organization':
+        return seen.has(target.id);
+      case 'location':
+        return target.accessOrgIds.some((o) => seen.has(o));
+      case 'robot':
+        return this.sees(grants, target.location);
+      case 'part':
+        return this.sees(grants, target.robot);
+    }
+  }
+
+  /**
+   * The strongest role the caller holds on the target, or null. `owningOrganizationOnly`: roles
+   * through an organization the location is only shared with do not count.
+   */
+  roleOn(grants: readonly Grant[], target: Target, options: { owningOrganizationOnly?: boolean } = {}): Role | null {
+    let role: Role | null = null;
+    const on = (type: ResourceType, ids: readonly string[]) => {
+      for (const g of grants) if (g.resourceType === type && ids.includes(g.resourceId)) role = best(role, g.role);
+    };
+    switch (target.kind) {
+      case 'organization':
+        on('organization', [target.id]);
+        break;
+      case 'location':
+        on('organization', options.owningOrganizationOnly ? [target.orgId] : target.accessOrgIds);
+        on('location', target.ancestors);
+        break;
+      case 'robot':
+        role = this.roleOn(grants, target.location, options);
+        on('robot', [target.id]);
+        break;
+      case 'part':
+        role = this.roleOn(grants, target.robot, options);
+        break;
+    }
+    return role;
+  }
+
+  /**
+   * The target, if the caller may do what needs `need` on it: NOT_FOUND when it does not exist or
+   * is not seen (the same answer for both), PERMISSION_DENIED when seen without the role.
+   */
+  require(identity: Identity, ref: ResourceRef, need: Exclude<Need, 'authenticated'>, options: { owningOrganizationOnly?: boolean; grants?: readonly Grant[] } = {}): Target {
+    const grants = options.grants ?? this.grants(identity);
+    const target = this.resolve(ref);
+    if (target === undefined || !this.sees(grants, target)) {
+      const { reason, what } = NOT_FOUND_REASON[ref.kind];
+      throw notFound(reason, what, ref.id, ref.field);
+    }
+    if (need === 'sees') return target;
+    const role = this.roleOn(grants, target, options);
+    if (role === null || RANK[role] < RANK[need]) throw permissionDenied(need, target, options.owningOrganizationOnly ?? false);
+    return target;
+  }
+}
+
+export function permissionDenied(need: Role, target: Target, owning: boolean): FleetError {
+  const name = target.kind === 'robot' ? 'machine' : target.kind === 'part' ? 'the machine of part' : target.kind;
+  const id = target.kind === 'part' ? target.id : target.id;
+  const where = owning && target.kind !== 'organization' ? ' (held in its owning organization; roles through a share do not count)' : '';
+  return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on ${name} ${id}${where}`);
+}

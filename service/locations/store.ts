@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Location } from '../../proto/gen/fleet/app/v1/locations';
+import type { Grant } from '../access/access';
+import { present } from '../errors';
+
+interface LocationRow {
+  id: string;
+  organization_id: string;
+  parent_location_id: string | null;
+  name: string;
+  region: string;
+  created_on: string;
+  robot_count: number;
+}
+
+/** A location as the listings and the readability rules need it. */
+export interface LocationNode {
+  readonly id: string;
+  readonly orgId: string;
+  readonly parentId: string | null;
+  readonly name: string;
+}
+
+const SELECT = `SELECT l.id, l.organization_id, l.parent_location_id, l.name, l.region, l.created_on,
+  (SELECT count(*) FROM robots r WHERE r.location_id = l.id) AS robot_count FROM locations l`;
+
+/** Locations, their nesting and who they are shared with. */
+export class LocationStore {
+  constructor(private readonly db: Database.Database) {}
+
+  private shares(ids: readonly string[]): Map<string, string[]> {
+    const rows = this.db
+      .prepare('SELECT location_id, organization_id FROM location_shares WHERE location_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+      .all(JSON.stringify(ids)) as { location_id: string; organization_id: string }[];
+    const out = new Map<string, string[]>();
+    for (const r of rows) out.set(r.location_id, [...(out.get(r.location_id) ?? []), r.organization_id]);
+    return out;
+  }
+
+  private toWire(rows: readonly LocationRow[]): Location[] {
+    const shares = this.shares(rows.map((r) => r.id));
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      parentLocationId: row.parent_location_id ?? '',
+      region: row.region,
+      // The owner first (primary), then the organizations it is shared with directly, in share order.
+      organizations: [
+        { organizationId: row.organization_id, primary: true },
+        ...(shares.get(row.id) ?? []).map((organizationId) => ({ organizationId, primary: false })),
+      ],
+      createdOn: new Date(row.created_on),
+      robotCount: row.robot_count,
+    }));
+  }
+
+  get(id: string): Location | undefined {
+    const row = this.db.prepare(`${SELECT} WHERE l.id = ?`).get(id) as LocationRow | undefined;
+    return row === undefined ? undefined : this.toWire([row])[0];
+  }
+
+  create(orgId: string, name: string, parentId: string | null, now = new Date()): Location {
+    const id = randomUUID();
+    this.db.prepare('INSERT INTO locations (id, organization_id, parent_location_id, name, created_on) VALUES (?, ?, ?, ?, ?)').run(id, orgId, parentId, name, now.toISOString());
+    return present(this.get(id), `location ${id}`);
+  }
+
+  update(id: string, changes: { name?: string; parentId?: string | null; region?: string }): Location {
+    this.db.transaction(() => {
+      if (changes.name !== undefined) this.db.prepare('UPDATE locations SET name = ? WHERE id = ?').run(changes.name, id);
+      if (changes.parentId !== undefined) this.db.prepare('UPDATE locations SET parent_location_id = ? WHERE id = ?').run(changes.parentId, id);
+      if (changes.region !== undefined) this.db.prepare('UPDATE locations SET region = ? WHERE id = ?').run(changes.region, id);
+    })();
+    return present(this.get(id), `location ${id}`);
+  }
+
+  /** What a location holds directly: its machine and sub-location names (a few of each) and their counts. */
+  contents(id: string): { machines: number; machineNames: string[]; locations: number; locationNames: string[] } {
+    const machineNames = this.db.prepare('SELECT name FROM robots WHERE location_id = ? ORDER BY name LIMIT 3').pluck().all(id) as string[];
+    const locationNames = this.db.prepare('SELECT name FROM locations WHERE parent_location_id = ? ORDER BY name LIMIT 3').pluck().all(id) as string[];
+    const machines = this.db.prepare('SELECT count(*) FROM robots WHERE location_id = ?').pluck().get(id) as number;
+    const locations = this.db.prepare('SELECT count(*) FROM locations WHERE parent_location_id = ?').pluck().get(id) as number;
+    return { machines, machineNames, locations, locationNames };
+  }
+
+  /** Delete an empty location, its metadata, its shares and the authorizations on it. */
+  delete(id: string): void {
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM authorizations WHERE resource_type = 'location' AND resource_id = ?").run(id);
+      this.db.prepare('DELETE FROM locations WHERE id = ?').run(id);
+    })();
+  }
+
+  /** Organizations with access, directly shared (not through an ancestor). */
+  directShares(id: string): string[] {
+    return this.db.prepare('SELECT organization_id FROM location_shares WHERE location_id = ? ORDER BY rowid').pluck().all(id) as string[];
+  }
+
+  share(id: string, orgId: string, now = new Date()): void {
+    this.db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(id, orgId, now.toISOString());
+  }
+
+  unshare(id: string, orgId: string): boolean {
+    return this.db.prepare('DELETE FROM location_shares WHERE location_id = ? AND organization_id = ?').run(id, orgId).changes === 1;
+  }
+
+  metadata(id: string): string {
+    return this.db.prepare('SELECT metadata FROM locations WHERE id = ?').pluck().get(id) as string;
+  }
+
+  setMetadata(id: string, json: string): void {
+    this.db.prepare('UPDATE locations SET metadata = ? WHERE id = ?').run(json, id);
+  }
+
+  /**
+   * Every location an organization has access to: the ones it owns, and those shared with it with
+   * everything under them. The whole set, since readability depends on ancestors; it is small next
+   * to the machines in it.
+   */
+  accessibleTo(orgId: string): LocationNode[] {
+    return this.db
+      .prepare(
+        `WITH RECURSIVE reach (id) AS (
+           SELECT id FROM locations WHERE organization_id = @org
+           UNION
+           SELECT location_id FROM location_shares WHERE organization_id = @org
+           UNION
+           SELECT l.id FROM locations l JOIN reach ON l.parent_location_id = reach.id
+         )
+         SELECT l.id, l.organization_id AS orgId, l.parent_location_id AS parentId, l.name FROM locations l WHERE l.id IN (SELECT id FROM reach)`,
+      )
+      .all({ org: orgId }) as LocationNode[];
+  }
+
+  /**
+   * Of `nodes` (accessible through `orgId`), the ids the caller can read: all of them with a role in
+   * that organization; else those covered by an organization role in their owner or in an
+   * organization they are shared with, or by a location role on themselves or an ancestor.
+   */
+  readable(nodes: readonly LocationNode[], grants: readonly Grant[], orgId: string): Set<string> {
+    const orgRoles = new Set(grants.filter((g) => g.resourceType === 'organization').map((g) => g.resourceId));
+    if (orgRoles.has(orgId)) return new Set(nodes.map((n) => n.id));
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const locationRoles = new Set(grants.filter((g) => g.resourceType === 'location').map((g) => g.resourceId));
+    const shares = this.shares(nodes.map((n) => n.id));
+    const out = new Set<string>();
+    for (const node of nodes) {
+      for (let at: LocationNode | undefined = node; at !== undefined; at = at.parentId === null ? undefined : byId.get(at.parentId)) {
+        if (locationRoles.has(at.id) || orgRoles.has(at.orgId) || (shares.get(at.id) ?? []).some((o) => orgRoles.has(o))) {
+          out.add(node.id);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Locations by id, as the wire carries them. */
+  many(ids: readonly string[]): Location[] {
+    const rows = this.db.prepare(`${SELECT} WHERE l.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as LocationRow[];
+    return this.toWire(rows);
+  }
+}

@@ -1,0 +1,285 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { MachineSummary, PartSummary, Robot, RobotPart } from '../../proto/gen/fleet/app/v1/machines';
+import { present } from '../errors';
+
+interface RobotRow {
+  id: string;
+  name: string;
+  location_id: string;
+  created_on: string;
+  last_access: string | null;
+}
+
+interface PartRow {
+  id: string;
+  name: string;
+  robot_id: string;
+  location_id: string;
+  main_part: number;
+  config_json: string;
+  fqdn: string;
+  local_fqdn: string;
+  last_access: string | null;
+  marked_for_restart: number;
+  created_on: string;
+  last_updated: string;
+}
+
+const ROBOT = `SELECT r.id, r.name, r.location_id, r.created_on,
+  (SELECT max(p.last_access) FROM robot_parts p WHERE p.robot_id = r.id) AS last_access FROM robots r`;
+const PART = 'SELECT id, name, robot_id, location_id, main_part, config_json, fqdn, local_fqdn, last_access, marked_for_restart, created_on, last_updated FROM robot_parts';
+
+const date = (iso: string | null) => (iso === null ? undefined : new Date(iso));
+
+function toRobot(row: RobotRow): Robot {
+  return { id: row.id, name: row.name, locationId: row.location_id, createdOn: new Date(row.created_on), lastAccess: date(row.last_access) };
+}
+
+/** A name as a DNS label: lowercase letters, digits and dashes. */
+function slug(name: string): string {
+  return (
+    name
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'part'
+  );
+}
+
+/** A part's address on the fleet network: assigned once, opaque to clients, unique. */
+export function partFqdn(name: string, id: string): string {
+  return `${slug(name)}-${id.slice(0, 8)}.fleet.internal`;
+}
+
+/** Machines and their parts. Every write that touches more than one row is one transaction. */
+export class MachineStore {
+  constructor(private readonly db: Database.Database) {}
+
+  robot(id: string): Robot | undefined {
+    const row = this.db.prepare(`${ROBOT} WHERE r.id = ?`).get(id) as RobotRow | undefined;
+    return row && toRobot(row);
+  }
+
+  private secrets(partIds: readonly string[]): Map<string, RobotPart['secrets']> {
+    const rows = this.db
+      .prepare('SELECT id, part_id, secret, created_on FROM part_secrets WHERE part_id IN (SELECT value FROM json_each(?)) ORDER BY created_on, id')
+      .all(JSON.stringify(partIds)) as { id: string; part_id: string; secret: string; created_on: string }[];
+    const out = new Map<string, RobotPart['secrets']>();
+    for (const r of rows) out.set(r.part_id, [...(out.get(r.part_id) ?? []), { id: r.id, secret: r.secret, createdOn: new Date(r.created_on) }]);
+    return out;
+  }
+
+  private toParts(rows: readonly PartRow[]): RobotPart[] {
+    const secrets = this.secrets(rows.map((r) => r.id));
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      robotId: row.robot_id,
+      locationId: row.location_id,
+      robotConfig: JSON.parse(row.config_json) as { [key: string]: unknown },
+      fqdn: row.fqdn,
+      localFqdn: row.local_fqdn,
+      lastAccess: date(row.last_access),
+      secrets: secrets.get(row.id) ?? [],
+      mainPart: row.main_part === 1,
+      createdOn: new Date(row.created_on),
+      lastUpdated: new Date(row.last_updated),
+      markedForRestart: row.marked_for_restart === 1,
+    }));
+  }
+
+  /** The parts of a machine: main part first, then by creation. */
+  parts(robotId: string): RobotPart[] {
+    return this.toParts(this.db.prepare(`${PART} WHERE robot_id = ? ORDER BY main_part DESC, created_on, id`).all(robotId) as PartRow[]);
+  }
+
+  part(id: string): { part: RobotPart; configJson: string } | undefined {
+    const row = this.db.prepare(`${PART} WHERE id = ?`).get(id) as PartRow | undefined;
+    if (row === undefined) return undefined;
+    return { part: present(this.toParts([row])[0], `part ${id}`), configJson: row.config_json };
+  }
+
+  partIdByName(locationId: string, name: string): string | undefined {
+    return this.db.prepare('SELECT id FROM robot_parts WHERE location_id = ? AND name = ?').pluck().get(locationId, name) as string | undefined;
+  }
+
+  robotNameTaken(locationId: string, name: string, except?: string): boolean {
+    return this.db.prepare('SELECT 1 FROM robots WHERE location_id = ? AND name = ? AND id IS NOT ?').get(locationId, name, except ?? null) !== undefined;
+  }
+
+  /** Names of the machine's parts that another machine's part already has in `locationId`. */
+  partNamesTaken(locationId: string, names: readonly string[], exceptRobot?: string): string[] {
+    return this.db
+      .prepare('SELECT name FROM robot_parts WHERE location_id = ? AND name IN (SELECT value FROM json_each(?)) AND robot_id IS NOT ? ORDER BY name')
+      .pluck()
+      .all(locationId, JSON.stringify(names), exceptRobot ?? null) as string[];
+  }
+
+  private insertPart(robotId: string, locationId: string, name: string, main: boolean, now: string, configJson = '{}'): string {
+    const id = randomUUID();
+    this.db
+      .prepare(
+        `INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, local_fqdn, created_on, last_updated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, robotId, locationId, name, main ? 1 : 0, configJson, partFqdn(name, id), `${slug(name)}.local`, now, now);
+    // A part always has a secret: the credential it connects to the service with.
+    this.db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)').run(randomUUID(), id, randomBytes(24).toString('base64url'), now);
+    return id;
+  }
+
+  /** A new machine with its main part `<name>-main`. */
+  newRobot(locationId: string, name: string, now = new Date()): string {
+    const id = randomUUID();
+    const at = now.toISOString();
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(id, locationId, name, at);
+      this.insertPart(id, locationId, `${name}-main`, true, at);
+    })();
+    return id;
+  }
+
+  /** A new part of a machine; the machine's first part becomes its main part. */
+  newPart(robotId: string, locationId: string, name: string, now = new Date()): string {
+    return this.db.transaction(() => {
+      const hasMain = this.db.prepare('SELECT 1 FROM robot_parts WHERE robot_id = ? AND main_part = 1').get(robotId) !== undefined;
+      return this.insertPart(robotId, locationId, name, !hasMain, now.toISOString());
+    })();
+  }
+
+  /** Rename and/or move a machine; its parts move with it. */
+  updateRobot(id: string, name: string, locationId: string): Robot {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE robots SET name = ?, location_id = ? WHERE id = ?').run(name, locationId, id);
+      this.db.prepare('UPDATE robot_parts SET location_id = ? WHERE robot_id = ?').run(locationId, id);
+    })();
+    return present(this.robot(id), `machine ${id}`);
+  }
+
+  /** Delete a machine with its parts, secrets and metadata, and the authorizations on it. */
+  deleteRobot(id: string): void {
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM authorizations WHERE resource_type = 'robot' AND resource_id = ?").run(id);
+      this.db.prepare('DELETE FROM robots WHERE id = ?').run(id);
+    })();
+  }
+
+  deletePart(id: string): void {
+    this.db.prepare('DELETE FROM robot_parts WHERE id = ?').run(id);
+  }
+
+  /** Make `partId` the one main part of its machine. */
+  markMain(robotId: string, partId: string): void {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE robot_parts SET main_part = 0 WHERE robot_id = ? AND main_part = 1').run(robotId);
+      this.db.prepare('UPDATE robot_parts SET main_part = 1 WHERE id = ?').run(partId);
+    })();
+  }
+
+  markForRestart(partId: string): void {
+    this.db.prepare('UPDATE robot_parts SET marked_for_restart = 1 WHERE id = ?').run(partId);
+  }
+
+  robotMetadata(id: string): string {
+    return this.db.prepare('SELECT metadata FROM robots WHERE id = ?').pluck().get(id) as string;
+  }
+
+  setRobotMetadata(id: string, json: string): void {
+    this.db.prepare('UPDATE robots SET metadata = ? WHERE id = ?').run(json, id);
+  }
+
+  partMetadata(id: string): string {
+    return this.db.prepare('SELECT metadata FROM robot_parts WHERE id = ?').pluck().get(id) as string;
+  }
+
+  setPartMetadata(id: string, json: string): void {
+    this.db.prepare('UPDATE robot_parts SET metadata = ? WHERE id = ?').run(json, id);
+  }
+
+  /** A page of the machines directly in a location, by name, after `after` ([name, id]). */
+  listRobots(locationId: string, after: readonly (string | number)[] | undefined, size: number): Robot[] {
+    const [name, id] = after ?? [];
+    const rows = this.db
+      .prepare(`${ROBOT} WHERE r.location_id = @locationId AND (@name IS NULL OR r.name > @name OR (r.name = @name AND r.id > @id)) ORDER BY r.name, r.id LIMIT @size`)
+      .all({ locationId, name: name ?? null, id: id ?? null, size }) as RobotRow[];
+    return rows.map(toRobot);
+  }
+
+  /**
+   * A page of machine summaries: machines in `locationIds` (or robots in `robotIds`), optionally
+   * only those whose part configs name one of `fragmentIds`, ordered by location name, machine name
+   * and id, after `after` ([location name, machine name, id]). Two queries per page, whatever its size.
+   */
+  summaries(filter: {
+    locationIds: readonly string[];
+    robotIds: readonly string[];
+    fragmentIds: readonly string[];
+    after: readonly (string | number)[] | undefined;
+    size: number;
+  }): MachineSummary[] {
+    const [afterLocation, afterName, afterId] = filter.after ?? [];
+    // Driven from the locations (their names order the listing); machines the caller holds a role on
+    // outside them come from a second branch only when there are any, which keeps the common plan simple.
+    const fragmentFilter = `(@fragments = '[]' OR EXISTS (
+        SELECT 1 FROM robot_parts p, json_each(p.config_json, '$.fragments') f
+         WHERE p.robot_id = r.id
+           AND (CASE f.type WHEN 'text' THEN f.value WHEN 'object' THEN json_extract(f.value, '$.id') END) IN (SELECT value FROM json_each(@fragments))))`;
+    const keyset = '(@afterLocation IS NULL OR (l.name, r.name, r.id) > (@afterLocation, @afterName, @afterId))';
+    const columns = 'SELECT r.id, r.name, r.location_id, l.name AS location_name FROM locations l JOIN robots r ON r.location_id = l.id';
+    const branches = [`${columns} WHERE l.id IN (SELECT value FROM json_each(@locations)) AND ${fragmentFilter} AND ${keyset}`];
+    if (filter.robotIds.length > 0) {
+      branches.push(`${columns} WHERE r.id IN (SELECT value FROM json_each(@robots)) AND l.id NOT IN (SELECT value FROM json_each(@locations)) AND ${fragmentFilter} AND ${keyset}`);
+    }
+    const rows = this.db
+      .prepare(`SELECT * FROM (${branches.join(' UNION ALL ')}) ORDER BY location_name, name, id LIMIT @size`)
+      .all({
+        locations: JSON.stringify(filter.locationIds),
+        robots: JSON.stringify(filter.robotIds),
+        fragments: JSON.stringify(filter.fragmentIds),
+        afterLocation: afterLocation ?? null,
+        afterName: afterName ?? null,
+        afterId: afterId ?? null,
+        size: filter.size,
+      }) as { id: string; name: string; location_id: string; location_name: string }[];
+    // The fragment ids of a config are read in SQL: most configs name none, and no config text crosses into JS.
+    const parts = this.db
+      .prepare(
+        `SELECT robot_id, id, name, main_part, fqdn, last_access, marked_for_restart,
+                CASE WHEN json_type(config_json, '$.fragments') = 'array' THEN
+                  (SELECT json_group_array(CASE f.type WHEN 'text' THEN f.value WHEN 'object' THEN json_extract(f.value, '$.id') END)
+                     FROM json_each(config_json, '$.fragments') f WHERE f.type = 'text' OR json_type(f.value, '$.id') = 'text')
+                END AS fragments
+           FROM robot_parts WHERE robot_id IN (SELECT value FROM json_each(?)) ORDER BY robot_id, main_part DESC, created_on, id`,
+      )
+      .all(JSON.stringify(rows.map((r) => r.id))) as (Pick<PartRow, 'robot_id' | 'id' | 'name' | 'main_part' | 'fqdn' | 'last_access' | 'marked_for_restart'> & { fragments: string | null })[];
+    const byRobot = new Map<string, { summaries: PartSummary[]; fragments: Set<string>; last: string | null }>();
+    for (const p of parts) {
+      let entry = byRobot.get(p.robot_id);
+      if (entry === undefined) byRobot.set(p.robot_id, (entry = { summaries: [], fragments: new Set(), last: null }));
+      entry.summaries.push({ partId: p.id, partName: p.name, mainPart: p.main_part === 1, fqdn: p.fqdn, lastAccess: date(p.last_access), markedForRestart: p.marked_for_restart === 1 });
+      if (p.fragments !== null) for (const f of JSON.parse(p.fragments) as string[]) entry.fragments.add(f);
+      if (p.last_access !== null && (entry.last === null || p.last_access > entry.last)) entry.last = p.last_access;
+    }
+    return rows.map((r) => {
+      const entry = byRobot.get(r.id);
+      return {
+        machineId: r.id,
+        machineName: r.name,
+        locationId: r.location_id,
+        locationName: r.location_name,
+        fragmentIds: [...(entry?.fragments ?? [])],
+        partSummaries: entry?.summaries ?? [],
+        lastAccess: date(entry?.last ?? null),
+      };
+    });
+  }
+
+  /** Robots among `ids` whose location is one of `locationIds` (to keep robot roles inside an organization's reach). */
+  robotsIn(ids: readonly string[], locationIds: ReadonlySet<string>): string[] {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare('SELECT id, location_id FROM robots WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as { id: string; location_id: string }[];
+    return rows.filter((r) => locationIds.has(r.location_id)).map((r) => r.id);
+  }
+}

@@ -1,0 +1,94 @@
+// The demo fleet a first launch shows: realistic in shape and alive — and the benchmark option that
+// makes it any size.
+import type { Metadata } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ORGANIZATIONS } from '../../service/demo';
+import { startSimulator } from '../../service/machines/simulator';
+import { appCall, ownerMetadata, startTestService, type TestService } from './helpers';
+
+const LIVE_MS = 10_000;
+
+describe('the demo fleet', () => {
+  let t: TestService;
+  let owner: Metadata;
+  beforeAll(async () => {
+    t = await startTestService({ demo: true });
+    owner = await ownerMetadata(t);
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('has the demo organizations with nested locations (site → building → floor), about a hundred machines of one to four parts, and metadata', async () => {
+    const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
+    expect(orgs.map((o) => o.name).sort()).toEqual(DEMO_ORGANIZATIONS.map((o) => o.name).sort());
+    let machines = 0;
+    let deepest = 0;
+    for (const org of orgs) {
+      const locations = (await appCall(t, 'listLocations', { orgId: org.id, pageSize: 1000 }, owner)).locations;
+      const parent = new Map(locations.map((l) => [l.id, l.parentLocationId]));
+      for (const l of locations) {
+        let depth = 1;
+        for (let at = l.parentLocationId; at !== '' && parent.has(at); at = parent.get(at) ?? '') depth += 1;
+        deepest = Math.max(deepest, depth);
+      }
+      const summaries = (await appCall(t, 'listMachineSummaries', { organizationId: org.id, pageSize: 1000 }, owner)).machineSummaries;
+      // Shared locations appear in the partner's listing too: count each machine with its owner only.
+      const own = summaries.filter((s) => locations.some((l) => l.id === s.locationId && l.organizations[0]?.organizationId === org.id));
+      machines += own.length;
+      for (const s of summaries) {
+        expect(s.partSummaries.length).toBeGreaterThanOrEqual(1);
+        expect(s.partSummaries.length).toBeLessThanOrEqual(4);
+        expect(s.partSummaries.filter((p) => p.mainPart)).toHaveLength(1);
+      }
+      expect(Object.keys((await appCall(t, 'getOrganizationMetadata', { orgId: org.id }, owner)).metadata ?? {})).not.toHaveLength(0);
+      const machine = summaries[0]!;
+      expect(Object.keys((await appCall(t, 'getRobotMetadata', { robotId: machine.machineId }, owner)).metadata ?? {})).toContain('serial');
+      expect((await appCall(t, 'getRobotPart', { robotPartId: machine.partSummaries[0]!.partId }, owner)).part?.robotConfig).toHaveProperty('components');
+    }
+    expect(deepest).toBeGreaterThanOrEqual(3);
+    expect(machines).toBeGreaterThanOrEqual(90);
+    expect(machines).toBeLessThanOrEqual(130);
+    // One location is shared with a partner organization.
+    expect(t.db().prepare('SELECT count(*) FROM location_shares').pluck().get()).toBe(1);
+  });
+
+  it('is alive: some parts check in every few seconds, some come and go, some went quiet minutes or days ago, some never connected', async () => {
+    const sim = startSimulator(t.db(), () => undefined, { autoStart: false });
+    const now = Date.now();
+    // Ten seconds of simulation, as the service runs it.
+    for (let s = 0; s < 10; s++) sim.tick(new Date(now + s * 1000));
+    const at = now + 9_000;
+    const rows = t.db().prepare('SELECT last_access FROM robot_parts').pluck().all() as (string | null)[];
+    const live = rows.filter((r) => r !== null && at - Date.parse(r) <= LIVE_MS).length;
+    const never = rows.filter((r) => r === null).length;
+    const quietMinutes = rows.filter((r) => r !== null && at - Date.parse(r) > 60_000 && at - Date.parse(r) < 3_600_000).length;
+    const quietDays = rows.filter((r) => r !== null && at - Date.parse(r) > 86_400_000).length;
+    expect(live).toBeGreaterThan(rows.length * 0.3);
+    expect(never).toBeGreaterThan(0);
+    expect(quietMinutes).toBeGreaterThan(0);
+    expect(quietDays).toBeGreaterThan(0);
+    const flaky = t.db().prepare("SELECT count(*) FROM part_simulation WHERE pattern = 'flaky'").pluck().get() as number;
+    expect(flaky).toBeGreaterThan(0);
+    sim.stop();
+  });
+});
+
+describe('--demo-machines', () => {
+  it('adds an organization of that many machines, about three parts each, in seconds', async () => {
+    const started = Date.now();
+    const t = await startTestService({ demo: true, demoMachines: 2000 });
+    try {
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const db = t.db();
+      const org = db.prepare("SELECT id FROM organizations WHERE name = 'Megafleet Logistics'").pluck().get() as string;
+      const machines = db.prepare('SELECT count(*) FROM robots r JOIN locations l ON l.id = r.location_id WHERE l.organization_id = ?').pluck().get(org) as number;
+      const parts = db.prepare('SELECT count(*) FROM robot_parts p JOIN locations l ON l.id = p.location_id WHERE l.organization_id = ?').pluck().get(org) as number;
+      expect(machines).toBe(2000);
+      expect(parts / machines).toBeGreaterThan(2.5);
+      expect(parts / machines).toBeLessThan(3.5);
+    } finally {
+      await t.stop();
+    }
+  });
+});

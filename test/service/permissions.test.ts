@@ -1,0 +1,175 @@
+// The permission model (docs/PROTOCOL.md section 10) for every operation of the fleet, with every
+// kind of caller: organization owner and operator, location owner and operator (on the location the
+// call is about, or its parent), machine operator, a key of another organization, and no token.
+// The expectations are written here from the protocol's rules, not read from service/access/rules.ts,
+// so a wrong row in the table fails this test.
+import { Metadata, status } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appCall, createKeyWithOrg, bearer, ownerMetadata, scopedKey, startTestService, tokenFor, type TestService } from './helpers';
+import type { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
+import { appRules } from '../../service/access/rules';
+
+type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator' | 'another organization' | 'no token';
+type Level = 'none' | 'organization' | 'location' | 'robot';
+type Need = 'authenticated' | 'sees' | 'operator' | 'owner';
+
+interface World {
+  readonly orgId: string;
+  /** A top-level location with an empty child, and a machine. */
+  readonly locationId: string;
+  readonly childId: string;
+  readonly robotId: string;
+  /** The machine's main part and a second one. */
+  readonly mainPartId: string;
+  readonly mainPartName: string;
+  readonly otherPartId: string;
+  /** An organization the location is shared with, and one it is not. */
+  readonly sharedWith: string;
+  readonly partner: string;
+}
+
+interface Case {
+  readonly method: keyof AppServiceClient;
+  readonly label?: string;
+  readonly level: Level;
+  readonly need: Need;
+  readonly request: (w: World) => Record<string, unknown>;
+}
+
+const CASES: Case[] = [
+  { method: 'createOrganization', level: 'none', need: 'authenticated', request: () => ({ name: 'Made By Anyone' }) },
+  { method: 'listOrganizations', level: 'none', need: 'authenticated', request: () => ({}) },
+  { method: 'getOrganization', level: 'organization', need: 'sees', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'updateOrganization', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, region: 'eu' }) },
+  { method: 'deleteOrganization', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'getOrganizationNamespaceAvailability', level: 'none', need: 'authenticated', request: () => ({ publicNamespace: 'anything-free' }) },
+  { method: 'getOrganizationsWithAccessToLocation', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId }) },
+  { method: 'listOrganizationsByUser', level: 'none', need: 'authenticated', request: () => ({ userId: 'user-1' }) },
+  { method: 'getOrganizationMetadata', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'updateOrganizationMetadata', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, metadata: { a: 1 } }) },
+  { method: 'createLocation', label: 'createLocation at the top level', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, name: 'New Top' }) },
+  { method: 'createLocation', label: 'createLocation under the location', level: 'location', need: 'owner', request: (w) => ({ orgId: w.orgId, name: 'New Child', parentLocationId: w.locationId }) },
+  { method: 'getLocation', level: 'location', need: 'operator', request: (w) => ({ locationId: w.locationId }) },
+  { method: 'updateLocation', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId, name: 'Renamed' }) },
+  { method: 'deleteLocation', level: 'location', need: 'owner', request: (w) => ({ locationId: w.childId }) },
+  { method: 'listLocations', level: 'organization', need: 'sees', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'shareLocation', level: 'location', need: 'owner', request: (w) => ({ organizationId: w.partner, locationId: w.locationId }) },
+  { method: 'unshareLocation', level: 'location', need: 'owner', request: (w) => ({ organizationId: w.sharedWith, locationId: w.locationId }) },
+  { method: 'getLocationMetadata', level: 'location', need: 'operator', request: (w) => ({ locationId: w.locationId }) },
+  { method: 'updateLocationMetadata', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId, metadata: {} }) },
+  { method: 'getRobot', level: 'robot', need: 'operator', request: (w) => ({ robotId: w.robotId }) },
+  { method: 'getRobotParts', level: 'robot', need: 'operator', request: (w) => ({ robotId: w.robotId }) },
+  { method: 'getRobotPart', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
+  { method: 'getRobotPartByNameAndLocation', level: 'robot', need: 'operator', request: (w) => ({ name: w.mainPartName, locationId: w.locationId }) },
+  { method: 'newRobotPart', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId, partName: 'added-part' }) },
+  { method: 'deleteRobotPart', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.otherPartId }) },
+  { method: 'markPartAsMain', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.otherPartId }) },
+  { method: 'markPartForRestart', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
+  { method: 'listRobots', level: 'location', need: 'operator', request: (w) => ({ locationId: w.locationId }) },
+  { method: 'newRobot', level: 'location', need: 'owner', request: (w) => ({ name: 'added-robot', locationId: w.locationId }) },
+  { method: 'updateRobot', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId, name: 'renamed-robot', locationId: w.locationId }) },
+  { method: 'deleteRobot', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId }) },
+  { method: 'getRobotMetadata', level: 'robot', need: 'operator', request: (w) => ({ robotId: w.robotId }) },
+  { method: 'updateRobotMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId, metadata: { b: 2 } }) },
+  { method: 'getRobotPartMetadata', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
+  { method: 'updateRobotPartMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, metadata: { c: 3 } }) },
+  { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
+];
+
+/** The role each in-organization caller holds on a resource of each level (section 10: what covers what). */
+const COVERS: Record<'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator', Record<'organization' | 'location' | 'robot', 'owner' | 'operator' | null>> = {
+  'organization owner': { organization: 'owner', location: 'owner', robot: 'owner' },
+  'organization operator': { organization: 'operator', location: 'operator', robot: 'operator' },
+  'location owner': { organization: null, location: 'owner', robot: 'owner' },
+  'location operator': { organization: null, location: 'operator', robot: 'operator' },
+  'machine operator': { organization: null, location: null, robot: 'operator' },
+};
+
+function expected(identity: Identity, c: Case): 'OK' | status {
+  if (identity === 'no token') return status.UNAUTHENTICATED;
+  if (c.need === 'authenticated' || c.level === 'none') return 'OK';
+  if (identity === 'another organization') return status.NOT_FOUND;
+  // Every in-organization caller sees the organization, so a call needing only that goes through.
+  if (c.need === 'sees') return 'OK';
+  const role = COVERS[identity][c.level];
+  if (role === null || (c.need === 'owner' && role !== 'owner')) return status.PERMISSION_DENIED;
+  return 'OK';
+}
+
+const IDENTITIES: Identity[] = ['organization owner', 'organization operator', 'location owner', 'location operator', 'machine operator', 'another organization', 'no token'];
+
+let t: TestService;
+let owner: Metadata;
+let other: Metadata;
+let worlds = 0;
+beforeAll(async () => {
+  t = await startTestService();
+  owner = await ownerMetadata(t);
+  const key = await createKeyWithOrg(t, 'Another Organization');
+  other = bearer(await tokenFor(t, key.keyId, key.secret));
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+/** A fresh organization with a location (and an empty child), a machine of two parts, and a share. */
+async function world(): Promise<World> {
+  worlds += 1;
+  const orgId = (await appCall(t, 'createOrganization', { name: `World ${worlds}` }, owner)).organization!.id;
+  const sharedWith = (await appCall(t, 'createOrganization', { name: `Shared ${worlds}` }, owner)).organization!.id;
+  const partner = (await appCall(t, 'createOrganization', { name: `Partner ${worlds}` }, owner)).organization!.id;
+  const locationId = (await appCall(t, 'createLocation', { orgId, name: 'Site' }, owner)).location!.id;
+  const childId = (await appCall(t, 'createLocation', { orgId, name: 'Empty', parentLocationId: locationId }, owner)).location!.id;
+  const robotId = (await appCall(t, 'newRobot', { name: `bot-${worlds}`, locationId }, owner)).id;
+  const otherPartId = (await appCall(t, 'newRobotPart', { robotId, partName: `bot-${worlds}-cam` }, owner)).partId;
+  await appCall(t, 'shareLocation', { organizationId: sharedWith, locationId }, owner);
+  const main = (await appCall(t, 'getRobotParts', { robotId }, owner)).parts[0]!;
+  return { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner };
+}
+
+async function metadataFor(identity: Identity, w: World): Promise<Metadata> {
+  const grant = (resourceType: 'organization' | 'location' | 'robot', resourceId: string, role: 'owner' | 'operator') =>
+    scopedKey(t, [{ resourceType, resourceId, role, organizationId: w.orgId }]).then((k) => k.metadata);
+  switch (identity) {
+    case 'organization owner':
+      return grant('organization', w.orgId, 'owner');
+    case 'organization operator':
+      return grant('organization', w.orgId, 'operator');
+    case 'location owner':
+      return grant('location', w.locationId, 'owner');
+    case 'location operator':
+      return grant('location', w.locationId, 'operator');
+    case 'machine operator':
+      return grant('robot', w.robotId, 'operator');
+    case 'another organization':
+      return other;
+    case 'no token':
+      return new Metadata();
+  }
+}
+
+describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label, c) => {
+  it.each(IDENTITIES)('as %s', async (identity) => {
+    const w = await world();
+    const md = await metadataFor(identity, w);
+    const want = expected(identity, c);
+    const outcome = await appCall(t, c.method as 'getRobot', c.request(w) as never, md).then(
+      () => 'OK' as const,
+      (e: { code: status; details: string }) => e,
+    );
+    if (want === 'OK') {
+      expect(outcome, `${c.method} as ${identity}`).toBe('OK');
+    } else {
+      expect(outcome, `${c.method} as ${identity}`).not.toBe('OK');
+      expect({ code: (outcome as { code: status }).code }).toEqual({ code: want });
+      // A denial says which role is missing; a NOT_FOUND never admits that the resource exists.
+      if (want === status.PERMISSION_DENIED) expect((outcome as { details: string }).details).toMatch(/needs (owner|operator) on|owner on its organization/);
+    }
+  });
+});
+
+it('covers the 36 operations of the fleet, which are every operation in the permission table', () => {
+  const covered = new Set<string>(CASES.map((c) => c.method));
+  expect(covered.size).toBe(36);
+  expect([...covered].sort()).toEqual(Object.keys(appRules).sort());
+});
