@@ -22,11 +22,13 @@ export default defineConfig({
       outDir: 'out/main',
       lib: {
         // index: the Electron shell; web: the same backend in browser mode; service: the
-        // embedded fleet service, forked as a child process by both.
+        // embedded fleet service, started as a child process by both; cache-worker: the thread
+        // that does the profile cache's heavy SQLite work off the main thread.
         entry: {
           index: resolve(root, 'main/index.ts'),
           web: resolve(root, 'main/web.ts'),
           service: resolve(root, 'service/main.ts'),
+          'cache-worker': resolve(root, 'main/cache/worker.ts'),
         },
       },
     },

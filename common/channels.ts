@@ -7,8 +7,11 @@
 import type { z } from 'zod';
 import { connectionRequests, type ConnectionResponses } from './connection';
 import { localServiceRequests, type LocalServiceResponses } from './local-service';
+import { locationsRequests, type LocationsResponses } from './locations';
+import { machinesRequests, type MachinesResponses } from './machines';
 import { orgsRequests, type OrgsResponses } from './orgs';
 import { profilesRequests, type ProfilesResponses } from './profiles';
+import { uiRequests, type UiResponses } from './ui';
 
 /** The schema that main parses each channel's payload with before any handler sees it. */
 export const requestSchemas = {
@@ -16,10 +19,19 @@ export const requestSchemas = {
   ...connectionRequests,
   ...localServiceRequests,
   ...orgsRequests,
+  ...locationsRequests,
+  ...machinesRequests,
+  ...uiRequests,
 } as const;
 
 /** What each channel answers with (inside the result envelope). */
-export type Responses = ProfilesResponses & ConnectionResponses & LocalServiceResponses & OrgsResponses;
+export type Responses = ProfilesResponses &
+  ConnectionResponses &
+  LocalServiceResponses &
+  OrgsResponses &
+  LocationsResponses &
+  MachinesResponses &
+  UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;
 

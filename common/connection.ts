@@ -19,6 +19,16 @@ export interface ConnectionState {
   readonly nextRetryAt: IsoTime | null;
   /** The last failure, for people (offline reason, rejected key, …); null when all is well. */
   readonly error: BridgeError | null;
+  /** A sync round under way, and how far it got; null when none runs. */
+  readonly sync: SyncProgress | null;
+}
+
+/** How far a sync round got: organizations done of all, and machines fetched so far. */
+export interface SyncProgress {
+  readonly startedAt: IsoTime;
+  readonly orgsDone: number;
+  readonly orgsTotal: number;
+  readonly machines: number;
 }
 
 export const connectionRequests = {

@@ -4,6 +4,7 @@
  */
 import type { ConnectionState } from './connection';
 import type { LocalServiceState } from './local-service';
+import type { LivenessUpdate } from './machines';
 import type { OrgsSnapshot } from './orgs';
 import type { ProfilesState } from './profiles';
 
@@ -16,6 +17,14 @@ export interface Events {
   'localService.changed': LocalServiceState;
   /** The cached organizations of the active profile changed (a sync, a create, a switch). */
   'orgs.changed': OrgsSnapshot;
+  /**
+   * The cached fleet (locations, machines, parts) of these organizations changed: a sync, a write, a
+   * switch. The payload names them rather than carrying the trees, which can be large: a view showing
+   * one of them asks `locations.tree` again. `all` means every organization (a switch, a full sync).
+   */
+  'fleet.changed': { readonly orgIds: readonly string[]; readonly all: boolean };
+  /** Fresh last access of watched parts (see `machines.watch`). */
+  'machines.liveness': LivenessUpdate;
 }
 
 export type EventName = keyof Events;
@@ -25,6 +34,8 @@ const names = {
   'profiles.changed': true,
   'localService.changed': true,
   'orgs.changed': true,
+  'fleet.changed': true,
+  'machines.liveness': true,
 } satisfies Record<EventName, true>;
 
 export const eventNames = Object.freeze(Object.keys(names)) as readonly EventName[];

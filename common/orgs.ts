@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { id, empty } from './schemas';
-import type { IsoTime } from './schemas';
+import { displayName, empty, id, metadataObject, publicNamespace, type IsoTime, type MetadataView } from './schemas';
 
 /** An organization's default fragment: every new machine of the organization starts with it. */
 export interface FragmentImport {
@@ -27,6 +26,20 @@ export interface OrgsSnapshot {
   readonly syncedAt: IsoTime | null;
 }
 
+/** What may be learnt of an organization one holds no authorization in (GetOrganizationsWithAccessToLocation). */
+export interface OrganizationIdentity {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** An organization a user belongs to, as ListOrganizationsByUser answers. */
+export interface OrgDetails {
+  readonly orgId: string;
+  readonly orgName: string;
+  readonly orgCid: string;
+  readonly publicNamespace: string;
+}
+
 export const orgsRequests = {
   /** The cached organizations of the active profile. Answers offline too. */
   'orgs.list': empty,
@@ -35,7 +48,32 @@ export const orgsRequests = {
   /** One organization: from the service when online, else from the cache. */
   'orgs.get': z.object({ orgId: id }).strict(),
   /** Create an organization; the active profile's key becomes its owner. Needs the service. */
-  'orgs.create': z.object({ name: z.string().trim().min(1, 'must not be empty').max(200, 'is too long') }).strict(),
+  'orgs.create': z.object({ name: displayName }).strict(),
+  /**
+   * Change an organization: only the fields given change (UpdateOrganization). The public namespace
+   * can be set once. Needs the service; the cached organization is updated from its answer.
+   */
+  'orgs.update': z
+    .object({
+      orgId: id,
+      name: displayName.optional(),
+      publicNamespace: publicNamespace.optional(),
+      region: z.string().trim().max(200, 'is too long').optional(),
+      cid: z.string().trim().max(200, 'is too long').optional(),
+    })
+    .strict(),
+  /** Delete an organization with everything in it (its locations, machines, parts, metadata). Needs the service. */
+  'orgs.delete': z.object({ orgId: id }).strict(),
+  /** Whether a public namespace is free (GetOrganizationNamespaceAvailability). Needs the service. */
+  'orgs.namespaceAvailable': z.object({ publicNamespace }).strict(),
+  /** The owner and every organization a location is shared with (GetOrganizationsWithAccessToLocation). */
+  'orgs.withAccessToLocation': z.object({ locationId: id }).strict(),
+  /** The organizations a user belongs to, as far as this key may see (ListOrganizationsByUser). */
+  'orgs.byUser': z.object({ userId: id }).strict(),
+  /** The organization's user-defined metadata: from the service when online, else the cached copy. */
+  'orgs.metadata': z.object({ orgId: id }).strict(),
+  /** Replace the organization's metadata as a whole. Needs the service. */
+  'orgs.setMetadata': z.object({ orgId: id, metadata: metadataObject }).strict(),
 };
 
 export interface OrgsResponses {
@@ -43,4 +81,11 @@ export interface OrgsResponses {
   'orgs.refresh': OrgsSnapshot;
   'orgs.get': Organization;
   'orgs.create': Organization;
+  'orgs.update': Organization;
+  'orgs.delete': OrgsSnapshot;
+  'orgs.namespaceAvailable': { readonly available: boolean };
+  'orgs.withAccessToLocation': readonly OrganizationIdentity[];
+  'orgs.byUser': readonly OrgDetails[];
+  'orgs.metadata': MetadataView;
+  'orgs.setMetadata': MetadataView;
 }

@@ -47,3 +47,51 @@ export function isLoopbackAddress(address: string): boolean {
   if (all.length !== 8 || !all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return false;
   return all.every((g, i) => Number.parseInt(g, 16) === (i === 7 ? 1 : 0));
 }
+
+/** A JSON value, as user-defined metadata holds them. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object with string keys: user-defined metadata of an organization, location, machine or part. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Largest metadata object, as JSON text (docs/PROTOCOL.md: METADATA_TOO_LARGE beyond it). */
+export const MAX_METADATA_BYTES = 64 * 1024;
+/** Deepest nesting of objects and arrays in metadata (FIELD_INVALID beyond it). */
+export const MAX_METADATA_DEPTH = 32;
+
+/** How deep `value` nests objects and arrays (a scalar is 0, `{}` is 1). */
+export function jsonDepth(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) deepest = Math.max(deepest, jsonDepth(child));
+  return deepest + 1;
+}
+
+/** Metadata as it crosses the bridge: a JSON object, at most 64 KiB as JSON and 32 levels deep. */
+export const metadataObject = z
+  .record(z.string(), z.json())
+  .refine((v) => jsonDepth(v) <= MAX_METADATA_DEPTH, `must nest at most ${MAX_METADATA_DEPTH} levels deep`)
+  .refine((v) => new TextEncoder().encode(JSON.stringify(v)).length <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES / 1024} KiB as JSON`);
+
+/** A display name of the fleet (organization, location, machine, part): trimmed, 1–200 characters, no control characters. */
+export const displayName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200, 'is too long (200 characters at most)')
+  .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters');
+
+/** A public namespace: lowercase letters, digits and dashes, 1–63 characters, no dash at either end. */
+export const publicNamespace = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(63, 'is too long (63 characters at most)')
+  .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'may hold lowercase letters, digits and dashes, and must not start or end with a dash');
+
+/** Metadata as read: the object, when it was fetched, and whether it came from the cache (offline). */
+export interface MetadataView {
+  readonly metadata: JsonObject;
+  readonly fetchedAt: IsoTime;
+  /** True when the service could not be reached and this is the cached copy. */
+  readonly fromCache: boolean;
+}

@@ -13,7 +13,7 @@ const here = import.meta.dirname;
 const icon = join(here, '..', '..', 'resources', 'icon.png');
 
 runShell({
-  openBackend: (options) => Backend.open(options),
+  openBackend: (options) => Backend.open({ ...options, cacheWorker: { entry: join(here, 'cache-worker.js') } }),
   paths: {
     preload: join(here, '..', 'preload', 'index.cjs'),
     rendererDir: join(here, '..', 'renderer'),

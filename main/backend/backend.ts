@@ -12,8 +12,14 @@ import { acquireLock, type DataDirLock } from '../fs/lock';
 import { openKeychain, type KeychainStatus, type SecretStore } from '../keychain/keychain';
 import { localServiceHandlers } from '../local-service/handlers';
 import { LocalServiceSupervisor, type SpawnService } from '../local-service/supervisor';
+import { locationsHandlers } from '../locations/handlers';
+import { machinesHandlers } from '../machines/handlers';
+import { LivenessWatcher } from '../machines/liveness';
+import { fleetResource } from '../machines/sync';
 import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
+import { uiHandlers } from '../ui/handlers';
+import type { CacheWorkerOptions } from '../cache/worker-client';
 import { profilesHandlers } from '../profiles/handlers';
 import { LOCAL_PROFILE_ID, ProfileStore } from '../profiles/store';
 import type { BackendContext } from './context';
@@ -34,7 +40,9 @@ export interface BackendOptions {
   /** Replaces the OS keychain (tests of the session-only fallback). */
   readonly keychain?: { store: SecretStore; status: KeychainStatus };
   /** Connection timing; defaults suit people, tests shorten them. */
-  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number };
+  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number };
+  /** The cache worker (out/main/cache-worker.js beside the main bundle); without it cache jobs run on the main thread. */
+  readonly cacheWorker?: CacheWorkerOptions;
 }
 
 const LOCAL_UNAVAILABLE = 'The local service is stopped. Start it from the status bar to reconnect; until then you see the cached fleet.';
@@ -45,6 +53,7 @@ export class Backend {
   readonly #ctx: BackendContext;
   readonly #keyStored = new Map<string, boolean>();
   readonly #lock: DataDirLock;
+  readonly #liveness: LivenessWatcher;
   #closed = false;
 
   private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }, lock: DataDirLock) {
@@ -53,7 +62,8 @@ export class Backend {
     mkdirSync(options.userDataDir, { recursive: true, mode: 0o700 });
     const events = this.events;
     const profiles = ProfileStore.open(options.userDataDir, log);
-    const connection = new Connection({ events, resources: [orgsResource(events)], log, ...options.timing });
+    const connection = new Connection({ events, resources: [orgsResource(events), fleetResource(events, log)], log, cacheWorker: options.cacheWorker, ...options.timing });
+    this.#liveness = new LivenessWatcher(connection, events, log, options.timing?.livenessMs);
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,
       execArgv: options.serviceExecArgv,
@@ -88,6 +98,9 @@ export class Backend {
       ...connectionHandlers(this.#ctx),
       ...localServiceHandlers(this.#ctx),
       ...orgsHandlers(this.#ctx),
+      ...locationsHandlers(this.#ctx),
+      ...machinesHandlers(this.#ctx, this.#liveness),
+      ...uiHandlers(this.#ctx),
     };
   }
 
@@ -134,6 +147,7 @@ export class Backend {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#liveness.stop();
     this.#ctx.connection.close();
     try {
       await this.#ctx.localService.stop();

@@ -11,18 +11,33 @@
  * client and cache stay open until the calls already under way have settled (a write the service
  * received is never reported as dropped just because the user switched profiles).
  */
-import type { ConnectionState } from '../../common/connection';
-import { openCache, markSynced, syncedAt, type CacheDb } from '../cache/cache';
+import type { ConnectionState, SyncProgress } from '../../common/connection';
+import { openCache, syncedAt, type CacheDb } from '../cache/cache';
+import { cacheJobs, type CacheJobName, type JobArgs, type JobResult } from '../cache/jobs';
+import { CacheWorker, type CacheWorkerOptions } from '../cache/worker-client';
 import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
 import { FleetClient, type ServiceTarget } from '../grpc/client';
+
+/** Runs a cache job: in the session's worker thread when it has one, else on this thread. */
+export type CacheRunner = <J extends CacheJobName>(job: J, ...args: JobArgs<J>) => Promise<JobResult<J>>;
+
+/** What a resource's sync may use besides the client and the cache. */
+export interface SyncTools {
+  /** Heavy cache work (thousands of rows): off the main thread. */
+  readonly run: CacheRunner;
+  /** Report how far the round got (merged into ConnectionState.sync). */
+  readonly progress: (update: Partial<Omit<SyncProgress, 'startedAt'>>) => void;
+  /** True for a round the user or a (re)connection asked for; false for the periodic refresh. */
+  readonly forced: boolean;
+}
 
 /** A resource kept in the cache. Slices register one each. */
 export interface SyncedResource {
   /** For logs: which resource a failed sync was about. */
   readonly name: string;
   /** Pull from the service into the cache; must leave the cache whole if it throws. */
-  sync(client: FleetClient, cache: CacheDb, at: string): Promise<void>;
+  sync(client: FleetClient, cache: CacheDb, at: string, tools: SyncTools): Promise<void>;
   /** Tell the renderer what the cache holds now (after a switch or a sync). */
   publish(cache: CacheDb): void;
 }
@@ -37,7 +52,12 @@ export interface ConnectionOptions {
   /** How often an online profile is re-synced, so other clients' changes show up. */
   readonly refreshMs?: number;
   readonly deadlineMs?: number;
+  /** Where the cache worker's entry is; without it cache jobs run on the main thread (unit tests). */
+  readonly cacheWorker?: CacheWorkerOptions;
 }
+
+/** Progress is published at most this often (a sync of thousands of machines reports many pages). */
+const PROGRESS_EVERY_MS = 250;
 
 /** The sync_state key of a complete round over every resource. */
 const ROUND = 'fleet';
@@ -51,10 +71,25 @@ class Session {
   inflight = 0;
   retired = false;
 
+  /** The next round is one asked for (connect, retry, refresh), not the periodic one. */
+  forceNext = true;
+
   constructor(
     readonly profileId: string,
     readonly cache: CacheDb,
+    readonly worker: CacheWorker | null,
   ) {}
+
+  /** Run a cache job in the worker, or here when there is none. */
+  run<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
+    if (this.worker) return this.worker.run(job, ...args);
+    const fn = cacheJobs[job] as unknown as (db: CacheDb, ...rest: JobArgs<J>) => JobResult<J>;
+    try {
+      return Promise.resolve(fn(this.cache, ...args));
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
 
   clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
@@ -82,6 +117,7 @@ class Session {
     if (this.retired) {
       this.client?.close();
       this.client = null;
+      void this.worker?.close();
       if (this.cache.open) this.cache.close();
     }
   }
@@ -92,7 +128,8 @@ class Session {
 export class Connection {
   readonly #options: ConnectionOptions;
   #session: Session | null = null;
-  #state: ConnectionState = { profileId: null, status: 'offline', address: '', lastSyncedAt: null, offlineSince: null, nextRetryAt: null, error: null };
+  #state: ConnectionState = { profileId: null, status: 'offline', address: '', lastSyncedAt: null, offlineSince: null, nextRetryAt: null, error: null, sync: null };
+  #progressAt = 0;
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -112,6 +149,15 @@ export class Connection {
     return this.#session?.profileId ?? null;
   }
 
+  /**
+   * Run a cache job for the active profile, off the main thread when it has a worker. Reads of
+   * thousands of rows (a big organization's tree) go through here.
+   */
+  runCache<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
+    if (!this.#session) return Promise.reject(new AppError('not-found', 'No profile is active. Add a profile or start the local service.'));
+    return this.#session.run(job, ...args);
+  }
+
   /** Whether the active profile has a service to call (false while its key is missing or its local service is down). */
   get hasService(): boolean {
     return this.#session?.client != null;
@@ -125,10 +171,12 @@ export class Connection {
   open(profileId: string, cachePath: string): void {
     const current = this.#session;
     if (current?.profileId === profileId && !current.client) return;
-    const session = new Session(profileId, openCache(cachePath, this.#options.log));
+    const cache = openCache(cachePath, this.#options.log);
+    const worker = this.#options.cacheWorker && cachePath !== ':memory:' ? new CacheWorker(cachePath, { log: this.#options.log, ...this.#options.cacheWorker }) : null;
+    const session = new Session(profileId, cache, worker);
     current?.retire();
     this.#session = session;
-    this.#set({ profileId, status: 'connecting', address: '', lastSyncedAt: syncedAt(session.cache, ROUND), offlineSince: null, nextRetryAt: null, error: null });
+    this.#set({ profileId, status: 'connecting', address: '', lastSyncedAt: syncedAt(session.cache, ROUND), offlineSince: null, nextRetryAt: null, error: null, sync: null });
     for (const resource of this.#options.resources) resource.publish(session.cache);
   }
 
@@ -143,6 +191,7 @@ export class Connection {
     session.setClient(new FleetClient(target, { deadlineMs: this.#options.deadlineMs }));
     session.syncing = null; // a round of the previous client must not stand in for this one
     session.attempt = 0;
+    session.forceNext = true;
     this.#set({ ...this.#state, status: 'connecting', address: target.address, nextRetryAt: null, error: null });
     return this.#sync(session).catch(() => undefined);
   }
@@ -157,13 +206,14 @@ export class Connection {
     if (!session || session.profileId !== profileId) return;
     session.clearTimer();
     session.setClient(null);
-    this.#set({ ...this.#state, status: 'offline', offlineSince: this.#state.offlineSince ?? new Date().toISOString(), nextRetryAt: null, error: reason.toBridge() });
+    this.#set({ ...this.#state, status: 'offline', offlineSince: this.#state.offlineSince ?? new Date().toISOString(), nextRetryAt: null, error: reason.toBridge(), sync: null });
   }
 
-  /** One sync round of the active profile. Concurrent callers share the round in flight. */
+  /** One full sync round of the active profile (the user asked). Concurrent callers share the round in flight. */
   sync(): Promise<void> {
     const session = this.#session;
     if (!session) return Promise.reject(new AppError('not-found', 'No profile is active.'));
+    session.forceNext = true;
     return this.#sync(session);
   }
 
@@ -172,6 +222,7 @@ export class Connection {
     const session = this.#session;
     if (session?.client) {
       session.attempt = 0;
+      session.forceNext = true;
       if (this.#state.status === 'offline') this.#set({ ...this.#state, status: 'connecting', nextRetryAt: null });
       await this.#sync(session).catch(() => undefined);
     }
@@ -184,14 +235,14 @@ export class Connection {
    * meanwhile). A failure to reach the service turns the state offline and is rethrown for the caller
    * to show; success while offline brings the state back online.
    */
-  async use<T>(fn: (client: FleetClient, cache: CacheDb) => Promise<T>): Promise<T> {
+  async use<T>(fn: (client: FleetClient, cache: CacheDb, run: CacheRunner) => Promise<T>): Promise<T> {
     const session = this.#session;
     if (!session) throw new AppError('not-found', 'No profile is active.');
     const client = session.client;
     if (!client) throw new AppError(this.#state.error?.kind ?? 'offline', this.#state.error?.message ?? 'The service cannot be reached.');
     session.inflight += 1;
     try {
-      const result = await fn(client, session.cache);
+      const result = await fn(client, session.cache, (job, ...args) => session.run(job, ...args));
       if (this.#session === session && this.#state.status !== 'online') void this.#sync(session).catch(() => undefined);
       return result;
     } catch (e) {
@@ -220,19 +271,37 @@ export class Connection {
     if (!client) return;
     const at = new Date().toISOString();
     const current = () => this.#session === session && session.client === client;
+    const forced = session.forceNext;
+    session.forceNext = false;
+    let progress: SyncProgress = { startedAt: at, orgsDone: 0, orgsTotal: 0, machines: 0 };
+    const tools: SyncTools = {
+      run: (job, ...args) => session.run(job, ...args),
+      forced,
+      progress: (update) => {
+        progress = { ...progress, ...update };
+        if (!current()) return;
+        const now = Date.now();
+        // Organizations done are few and always told; machine counts come with every page and are thinned out.
+        const step = update.orgsDone !== undefined || update.orgsTotal !== undefined;
+        if (!step && now - this.#progressAt < PROGRESS_EVERY_MS) return;
+        this.#progressAt = now;
+        this.#set({ ...this.#state, sync: progress });
+      },
+    };
+    if (current()) this.#set({ ...this.#state, sync: progress });
     session.inflight += 1;
     try {
       for (const resource of this.#options.resources) {
         try {
-          await resource.sync(client, session.cache, at);
+          await resource.sync(client, session.cache, at, tools);
         } catch (e) {
           throw e instanceof AppError ? e : new AppError('internal', `Could not sync ${resource.name}: ${e instanceof Error ? e.message : String(e)}`);
         }
       }
       if (!current()) return; // switched away or reconnected meanwhile: this result is not the active one's
-      markSynced(session.cache, ROUND, at);
+      await session.run('markSynced', ROUND, at);
       session.attempt = 0;
-      this.#set({ ...this.#state, status: 'online', lastSyncedAt: at, offlineSince: null, nextRetryAt: null, error: null });
+      this.#set({ ...this.#state, status: 'online', lastSyncedAt: at, offlineSince: null, nextRetryAt: null, error: null, sync: null });
       for (const resource of this.#options.resources) resource.publish(session.cache);
       this.#schedule(session, this.#options.refreshMs ?? 15_000);
     } catch (e) {
@@ -243,7 +312,7 @@ export class Connection {
       } else {
         // The service answered but a sync step failed: stay online, say what failed, try again later.
         this.#options.log(`sync: ${error.message}`);
-        this.#set({ ...this.#state, status: 'online', error: error.toBridge() });
+        this.#set({ ...this.#state, status: 'online', error: error.toBridge(), sync: null });
         this.#schedule(session, this.#options.refreshMs ?? 15_000);
       }
       throw error;
@@ -265,6 +334,7 @@ export class Connection {
       offlineSince: this.#state.status === 'offline' && this.#state.offlineSince ? this.#state.offlineSince : new Date(now).toISOString(),
       nextRetryAt: new Date(now + delay).toISOString(),
       error: error.toBridge(),
+      sync: null,
     });
     this.#schedule(session, delay);
   }

@@ -27,6 +27,8 @@ export type UnaryMethod<Req, Res> = (
 
 /** Default deadline of a unary call. Long enough for a slow link, short enough that offline shows soon. */
 export const DEFAULT_DEADLINE_MS = 8_000;
+/** Deadline of the calls docs/PROTOCOL.md gives 30 s: a page of ListMachineSummaries, DeleteOrganization. */
+export const LONG_DEADLINE_MS = 30_000;
 
 const channelOptions = {
   // Reconnect quickly after the service comes back (the default backoff grows to two minutes).
@@ -62,17 +64,18 @@ export class FleetClient {
    * One unary call with auth and a deadline. `what` names the operation for error messages
    * ("list organizations"). Throws AppError with the bridge kind of the failure.
    */
-  async call<Req, Res>(what: string, method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
+  async call<Req, Res>(what: string, method: UnaryMethod<Req, Res>, request: Req, options: { deadlineMs?: number } = {}): Promise<Res> {
     const token = await this.#tokenFor(what);
+    const deadlineMs = options.deadlineMs ?? this.#deadlineMs;
     try {
-      return await this.#unary(method, request, token);
+      return await this.#unary(method, request, token, deadlineMs);
     } catch (e) {
       if (isServiceError(e) && e.code === status.UNAUTHENTICATED) {
         // Once only: a second rejection means the key itself is no longer good.
         this.#token = null;
         const fresh = await this.#tokenFor(what);
         try {
-          return await this.#unary(method, request, fresh);
+          return await this.#unary(method, request, fresh, deadlineMs);
         } catch (again) {
           throw this.#toAppError(again, what);
         }
@@ -86,11 +89,11 @@ export class FleetClient {
     this.#auth.close();
   }
 
-  #unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, token: string): Promise<Res> {
+  #unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, token: string, deadlineMs: number): Promise<Res> {
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${token}`);
     return new Promise((resolve, reject) => {
-      method.call(this.app, request, metadata, { deadline: Date.now() + this.#deadlineMs }, (error, response) => {
+      method.call(this.app, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
         if (error) reject(error);
         else resolve(response);
       });

@@ -2,7 +2,7 @@ import type { OrgsSnapshot } from '../../common/orgs';
 import type { EventBus } from '../backend/events';
 import type { CacheDb } from '../cache/cache';
 import type { SyncedResource } from '../connection/connection';
-import { listOrgs, orgsSyncedAt, replaceOrgs } from './cache';
+import { listOrgs, orgsSyncedAt } from './cache';
 import { orgFromWire } from './convert';
 
 export function orgsSnapshot(cache: CacheDb): OrgsSnapshot {
@@ -13,9 +13,9 @@ export function orgsSnapshot(cache: CacheDb): OrgsSnapshot {
 export function orgsResource(events: EventBus): SyncedResource {
   return {
     name: 'organizations',
-    async sync(client, cache, at) {
+    async sync(client, _cache, at, { run }) {
       const response = await client.call('list organizations', client.app.listOrganizations, {});
-      replaceOrgs(cache, response.organizations.map(orgFromWire), at);
+      await run('replaceOrgs', response.organizations.map(orgFromWire), at);
     },
     publish(cache) {
       events.emit('orgs.changed', orgsSnapshot(cache));

@@ -1,3 +1,4 @@
+import './zod-config';
 import { mount } from 'svelte';
 import './styles/global.css';
 import App from './App.svelte';

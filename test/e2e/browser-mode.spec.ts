@@ -14,7 +14,7 @@ const firstOrg = DEMO_ORGANIZATIONS[0]!.name;
 test('the launch token is spent on load: gone from the address, refused a second time, a reload still works', async ({ app }) => {
   test.skip(app.launchUrl === null, 'Electron loads the app without a launch token');
   const { page } = app;
-  const org = page.getByRole('navigation', { name: 'Organizations' }).getByRole('treeitem', { name: firstOrg, exact: true });
+  const org = page.getByRole('navigation', { name: 'Fleet' }).getByRole('treeitem', { name: firstOrg, exact: true });
   await expect(org).toBeVisible();
 
   const launch = new URL(app.launchUrl!);

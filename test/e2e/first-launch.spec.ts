@@ -12,7 +12,7 @@ import { expect, test } from './fixtures';
 const demoNames = DEMO_ORGANIZATIONS.map((o) => o.name);
 
 function ui(page: Page) {
-  const tree = page.getByRole('navigation', { name: 'Organizations' }).getByRole('tree');
+  const tree = page.getByRole('navigation', { name: 'Fleet' }).getByRole('tree');
   return {
     tree,
     org: (name: string) => tree.getByRole('treeitem', { name, exact: true }),

@@ -27,7 +27,7 @@ test.afterAll(async () => {
 });
 
 const orgItem = (page: Page, name: string) =>
-  page.getByRole('navigation', { name: 'Organizations' }).getByRole('treeitem', { name, exact: true });
+  page.getByRole('navigation', { name: 'Fleet' }).getByRole('treeitem', { name, exact: true });
 
 async function openAddProfile(page: Page) {
   await page.getByRole('combobox', { name: 'Profile' }).selectOption({ label: 'Add profile…' });
@@ -78,7 +78,7 @@ test('add a remote profile, see its fleet, and switch back to the local demo', a
 
   await expect(page.getByRole('combobox', { name: 'Profile' })).toHaveValue(/.+/);
   await expect(orgItem(page, 'Local Fleet')).toBeVisible();
-  await expect(page.getByRole('navigation', { name: 'Organizations' }).getByRole('treeitem')).toHaveCount(1);
+  await expect(page.getByRole('navigation', { name: 'Fleet' }).getByRole('treeitem')).toHaveCount(1);
   await expect(page.getByRole('contentinfo')).toContainText(remote.address);
   await expect(page.getByRole('status', { name: 'Connection' })).toContainText('Online');
 

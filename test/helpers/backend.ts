@@ -43,6 +43,7 @@ export async function openTestBackend(dir: string, options: Partial<BackendOptio
     serviceExecArgv,
     log: (m) => logs.push(m),
     timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 3_000 },
+    cacheWorker: { entry: join(repoRoot, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] },
     ...options,
   });
   const host = createRouter(backend.handlers, { isTrustedSender: (s) => s.url === trustedSender.url, log: (m) => logs.push(m) });

@@ -1,6 +1,9 @@
 import type { Migration } from '../../../service/db/migrate';
 import syncState from './0001_sync_state';
 import organizations from './0002_organizations';
+import fleet from './0003_fleet';
+import metadata from './0004_metadata';
+import uiState from './0005_ui_state';
 
 /** Every schema step of the cache, in order. A step, once shipped, is never edited: add the next one. */
-export const cacheMigrations: readonly Migration[] = [syncState, organizations];
+export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState];

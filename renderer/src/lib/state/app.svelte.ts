@@ -3,6 +3,8 @@ import type { WebSocketTransport } from '../ws-transport';
 import { BackendLink } from './backend-link.svelte';
 import { Clock } from './clock.svelte';
 import { ConnectionStore } from './connection.svelte';
+import { FleetActions } from './fleet-actions';
+import { FleetStore } from './fleet.svelte';
 import { LocalServiceStore } from './local-service.svelte';
 import { Notices } from './notices.svelte';
 import { OrgsStore } from './orgs.svelte';
@@ -17,11 +19,17 @@ export class FleetApp {
   readonly notices = new Notices();
   readonly clock = new Clock();
   readonly link: BackendLink;
+  readonly fleet: FleetStore;
+  readonly fleetActions: FleetActions;
+  readonly bridge: FleetBridge;
 
   constructor(bridge: FleetBridge, transport: WebSocketTransport | null = null) {
+    this.bridge = bridge;
     this.profiles = new ProfilesStore(bridge);
     this.connection = new ConnectionStore(bridge);
     this.orgs = new OrgsStore(bridge);
+    this.fleet = new FleetStore(bridge, () => this.orgs.orgs);
+    this.fleetActions = new FleetActions(bridge, this.fleet, this.notices);
     this.localService = new LocalServiceStore(bridge);
     this.link = new BackendLink(transport);
   }
@@ -32,6 +40,7 @@ export class FleetApp {
       this.profiles.follow(),
       this.connection.follow(),
       this.orgs.follow(),
+      this.fleet.follow(),
       this.localService.follow(),
       this.clock.follow(),
       this.link.follow(() => void this.reload()),
@@ -45,5 +54,6 @@ export class FleetApp {
   /** Load every snapshot again (after the backend link came back: events may have been missed). */
   async reload(): Promise<void> {
     await Promise.all([this.profiles.load(), this.connection.load(), this.orgs.load(), this.localService.load()]);
+    for (const org of this.orgs.orgs) void this.fleet.loadTree(org.id);
   }
 }

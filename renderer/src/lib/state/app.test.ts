@@ -48,11 +48,11 @@ describe('FleetApp', () => {
     const stop = app.follow();
     await settle();
     expect(app.profiles.loaded && app.connection.loaded && app.orgs.loaded && app.localService.loaded).toBe(true);
-    for (const event of ['profiles.changed', 'connection.changed', 'orgs.changed', 'localService.changed'] as const) {
+    for (const event of ['profiles.changed', 'connection.changed', 'orgs.changed', 'localService.changed', 'fleet.changed', 'machines.liveness'] as const) {
       expect(transport.listenerCount(event)).toBe(1);
     }
     stop();
-    for (const event of ['profiles.changed', 'connection.changed', 'orgs.changed', 'localService.changed'] as const) {
+    for (const event of ['profiles.changed', 'connection.changed', 'orgs.changed', 'localService.changed', 'fleet.changed', 'machines.liveness'] as const) {
       expect(transport.listenerCount(event)).toBe(0);
     }
   });
@@ -69,9 +69,11 @@ describe('FleetApp', () => {
     link.set({ status: 'open', retryAt: null, failures: 0, everOpened: true });
     await settle();
     expect(app.link.down).toBe(false);
+    // Every snapshot, and the fleet tree of each organization.
     expect(transport.calls.slice(before).map((c) => c.channel).sort()).toEqual([
       'connection.get',
       'localService.get',
+      'locations.tree',
       'orgs.list',
       'profiles.list',
     ]);

@@ -1,5 +1,5 @@
 import type { FleetBridge } from '../../../../common/bridge';
-import type { ConnectionState } from '../../../../common/connection';
+import type { ConnectionState, SyncProgress } from '../../../../common/connection';
 import type { BridgeError, Result } from '../../../../common/result';
 import type { IsoTime } from '../../../../common/schemas';
 import { Synced } from './synced.svelte';
@@ -38,6 +38,10 @@ export class ConnectionStore {
   }
   get address(): string {
     return this.#synced.value?.address ?? '';
+  }
+  /** A sync round under way and how far it got; null when none runs. */
+  get sync(): SyncProgress | null {
+    return this.#synced.value?.sync ?? null;
   }
   get lastSyncedAt(): IsoTime | null {
     return this.#synced.value?.lastSyncedAt ?? null;

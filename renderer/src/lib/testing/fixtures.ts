@@ -41,6 +41,7 @@ export function connectionState(overrides: Partial<ConnectionState> = {}): Conne
     offlineSince: null,
     nextRetryAt: null,
     error: null,
+    sync: null,
     ...overrides,
   };
 }

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/**
+ * What the UI remembers per profile between runs (expanded tree nodes, the selection): small JSON
+ * values under a few known keys, kept in the profile's cache by main. Nothing secret goes here.
+ */
+export const uiStateKeys = ['tree.expanded', 'tree.selected'] as const;
+export type UiStateKey = (typeof uiStateKeys)[number];
+
+const key = z.enum(uiStateKeys);
+
+export const uiRequests = {
+  /** The remembered value of `key` for the active profile, or null. */
+  'ui.get': z.object({ key }).strict(),
+  /** Remember `value` (JSON, at most 256 KiB) under `key` for the active profile. */
+  'ui.set': z
+    .object({ key, value: z.json() })
+    .strict()
+    .refine((v) => JSON.stringify(v.value).length <= 256 * 1024, 'value must be at most 256 KiB as JSON'),
+};
+
+export interface UiResponses {
+  'ui.get': { readonly value: unknown };
+  'ui.set': Record<string, never>;
+}

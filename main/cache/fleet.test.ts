@@ -1,0 +1,101 @@
+// The fleet cache's guarantees: one organization's snapshot replaced whole or not at all — even when
+// the worker doing it is killed midway — and part details kept across syncs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openCache } from './cache';
+import { putPartDetails, readTree, replaceFleet, type FleetSnapshot } from './fleet';
+import { CacheWorker } from './worker-client';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+const at = '2026-11-23T10:00:00.000Z';
+const root = join(import.meta.dirname, '..', '..');
+
+function snapshot(machines: number, tag: string): FleetSnapshot {
+  return {
+    locations: [{ id: 'l1', name: `Site ${tag}`, parentLocationId: '', region: '', ownerOrgId: 'a', sharedWithOrgIds: [], createdOn: null, robotCount: machines }],
+    machines: Array.from({ length: machines }, (_, i) => ({
+      id: `m${i}`,
+      name: `${tag}-${i}`,
+      locationId: 'l1',
+      createdOn: null,
+      parts: [0, 1, 2].map((p) => ({ id: `p${i}-${p}`, name: `${tag}-${i}-${p}`, mainPart: p === 0, fqdn: 'x', lastAccess: at, markedForRestart: false })),
+    })),
+  };
+}
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('replaceFleet', () => {
+  it('a snapshot that fails halfway leaves the previous one whole', () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const db = openCache(join(dir, 'cache.sqlite'));
+    replaceFleet(db, 'a', snapshot(10, 'old'), at);
+    const broken = snapshot(10, 'new');
+    (broken.machines[7] as { name: unknown }).name = null;
+    expect(() => replaceFleet(db, 'a', broken, at)).toThrow();
+    const t = readTree(db, 'a');
+    expect(t.machines.map((m) => m.name).sort()).toEqual(snapshot(10, 'old').machines.map((m) => m.name).sort());
+    expect(t.locations[0]?.name).toBe('Site old');
+    db.close();
+  });
+
+  it('keeps details read through GetRobotPart for parts that still exist', () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const db = openCache(join(dir, 'cache.sqlite'));
+    replaceFleet(db, 'a', snapshot(2, 'one'), at);
+    putPartDetails(
+      db,
+      { id: 'p0-0', name: 'one-0-0', machineId: 'm0', locationId: 'l1', mainPart: true, fqdn: 'x', localFqdn: 'local', lastAccess: at, createdOn: at, lastUpdated: at, markedForRestart: false, secretCount: 2 },
+      at,
+    );
+    replaceFleet(db, 'a', snapshot(2, 'two'), at);
+    expect(db.prepare("SELECT local_fqdn, secret_count FROM parts WHERE id = 'p0-0'").get()).toEqual({ local_fqdn: 'local', secret_count: 2 });
+    db.close();
+  });
+
+  it('a process killed in the middle of a big replacement leaves the previous snapshot whole', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const path = join(dir, 'cache.sqlite');
+    const db = openCache(path);
+    replaceFleet(db, 'a', snapshot(100, 'old'), at);
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'helpers', 'cache-replace-child.ts'), path, '30000', 'new'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout! });
+    let committed = false;
+    lines.on('line', (line) => {
+      if (line === 'committed') committed = true;
+    });
+    await once(lines, 'line');
+    // 90,000 rows take far longer than this to write.
+    await new Promise((r) => setTimeout(r, 150));
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(committed).toBe(false);
+    const t = readTree(db, 'a');
+    expect(t.machines).toHaveLength(100);
+    expect(new Set(t.machines.map((m) => m.name.split('-')[0]))).toEqual(new Set(['old']));
+    expect(t.locations[0]?.name).toBe('Site old');
+    db.close();
+  });
+});
+
+describe('the cache worker', () => {
+  it('runs jobs on its own connection, and a job that fails rejects without stopping the worker', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const path = join(dir, 'cache.sqlite');
+    openCache(path).close();
+    const worker = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+    await worker.run('replaceFleet', 'a', snapshot(3, 'w'), at);
+    expect((await worker.run('readTree', 'a')).machines.map((m) => m.name)).toEqual(['w-0', 'w-1', 'w-2']);
+    const broken = snapshot(1, 'x');
+    (broken.machines[0] as { name: unknown }).name = null;
+    await expect(worker.run('replaceFleet', 'a', broken, at)).rejects.toThrow(/NOT NULL/);
+    expect((await worker.run('readTree', 'a')).machines).toHaveLength(3);
+    await worker.close();
+    await expect(worker.run('readTree', 'a')).rejects.toThrow(/closed/);
+  });
+});

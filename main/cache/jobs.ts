@@ -1,0 +1,107 @@
+/**
+ * What the cache worker does for the main thread. Every write to a profile's cache goes through here,
+ * on the worker's one connection, one job after another: the fleet's big replacements (tens of
+ * thousands of rows at 10,000 machines) and reads of whole trees take too long for the main thread,
+ * and a small write on the main thread would otherwise wait — blocking — for the worker's transaction
+ * to finish. Small reads stay on the main thread's connection: WAL readers never wait for a writer.
+ */
+import type { FleetTree, Location } from '../../common/locations';
+import type { Organization } from '../../common/orgs';
+import type { IsoTime, JsonObject } from '../../common/schemas';
+import type { Part } from '../../common/machines';
+import { markSynced, type CacheDb } from './cache';
+import {
+  addFleetPage,
+  dropFleetsExcept,
+  endFleet,
+  putLocation,
+  putMachine,
+  putMetadata,
+  putPartDetails,
+  readTree,
+  removeLocation,
+  removeMachine,
+  removeOrgFleet,
+  replaceFleet,
+  setUiState,
+  startFleet,
+  updateLiveness,
+  type CachedMachine,
+  type FleetSnapshot,
+  type FleetStream,
+  type LivenessRow,
+  type MetadataResource,
+} from './fleet';
+import { replaceOrgs, upsertOrg } from '../orgs/cache';
+
+/** The fleet replacement under way on a connection, if any (see the stream jobs below). */
+const streams = new WeakMap<CacheDb, FleetStream>();
+
+/** Whether a replacement streamed page by page is under way on `db` (the worker defers other writes meanwhile). */
+export function streaming(db: CacheDb): boolean {
+  return streams.has(db);
+}
+
+/** Jobs that make up a streamed replacement, and the reads that never wait for one. */
+export const STREAM_JOBS: ReadonlySet<string> = new Set(['beginFleet', 'fleetPage', 'commitFleet', 'abortFleet']);
+
+export const cacheJobs = {
+  /**
+   * Replace an organization's fleet page by page, as the pages arrive from the service, in one
+   * transaction: beginFleet, fleetPage…, then commitFleet (or abortFleet). A sync thus writes while it
+   * fetches, and a failure or a crash midway leaves the previous snapshot whole.
+   */
+  beginFleet: (db: CacheDb, orgId: string): void => {
+    if (streams.has(db)) throw new Error('a fleet replacement is already under way');
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      streams.set(db, startFleet(db, orgId));
+    } catch (e) {
+      db.exec('ROLLBACK');
+      throw e;
+    }
+  },
+  fleetPage: (db: CacheDb, orgId: string, page: Partial<FleetSnapshot>, at: IsoTime): void => {
+    const stream = streams.get(db);
+    if (stream?.orgId !== orgId) throw new Error(`no fleet replacement of ${orgId} is under way`);
+    addFleetPage(db, stream, page, at);
+  },
+  commitFleet: (db: CacheDb, orgId: string, at: IsoTime): void => {
+    const stream = streams.get(db);
+    if (stream?.orgId !== orgId) throw new Error(`no fleet replacement of ${orgId} is under way`);
+    endFleet(db, orgId, at);
+    db.exec('COMMIT');
+    streams.delete(db);
+  },
+  abortFleet: (db: CacheDb): void => {
+    streams.delete(db);
+    if (db.inTransaction) db.exec('ROLLBACK');
+  },
+  replaceFleet: (db: CacheDb, orgId: string, snapshot: FleetSnapshot, at: IsoTime): void => replaceFleet(db, orgId, snapshot, at),
+  readTree: (db: CacheDb, orgId: string): FleetTree => readTree(db, orgId),
+  dropFleetsExcept: (db: CacheDb, orgIds: readonly string[]): void => dropFleetsExcept(db, orgIds),
+  removeOrgFleet: (db: CacheDb, orgId: string): void => removeOrgFleet(db, orgId),
+  replaceOrgs: (db: CacheDb, orgs: readonly Organization[], at: IsoTime): void => replaceOrgs(db, orgs, at),
+  upsertOrg: (db: CacheDb, org: Organization): void => upsertOrg(db, org),
+  markSynced: (db: CacheDb, resource: string, at: IsoTime): void => markSynced(db, resource, at),
+  putLocation: (db: CacheDb, orgId: string | null, location: Location, at: IsoTime): string[] => putLocation(db, orgId, location, at),
+  removeLocation: (db: CacheDb, id: string): string[] => removeLocation(db, id),
+  putMachine: (db: CacheDb, machine: CachedMachine, details: readonly Part[], at: IsoTime): string[] => {
+    const trees = putMachine(db, machine, at);
+    for (const part of details) putPartDetails(db, part, at);
+    return trees;
+  },
+  removeMachine: (db: CacheDb, id: string): string[] => removeMachine(db, id),
+  putPartDetails: (db: CacheDb, parts: readonly Part[], at: IsoTime): void => {
+    for (const part of parts) putPartDetails(db, part, at);
+  },
+  putMetadata: (db: CacheDb, type: MetadataResource, id: string, metadata: JsonObject, at: IsoTime): void => putMetadata(db, type, id, metadata, at),
+  setUiState: (db: CacheDb, key: string, value: unknown): void => setUiState(db, key, value),
+  updateLiveness: (db: CacheDb, fresh: Readonly<Record<string, LivenessRow>>): Record<string, LivenessRow> => updateLiveness(db, fresh),
+};
+
+export type CacheJobs = typeof cacheJobs;
+export type CacheJobName = keyof CacheJobs;
+/** A job's arguments, without the connection the worker supplies. */
+export type JobArgs<J extends CacheJobName> = Parameters<CacheJobs[J]> extends [CacheDb, ...infer Rest] ? Rest : never;
+export type JobResult<J extends CacheJobName> = ReturnType<CacheJobs[J]>;

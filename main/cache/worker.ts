@@ -1,0 +1,79 @@
+/**
+ * The cache worker thread (out/main/cache-worker.js): runs cache jobs (jobs.ts) on its own
+ * connection to the profile's cache file, one at a time, in the order they arrive.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { cacheJobs, STREAM_JOBS, streaming, type CacheJobName } from './jobs';
+
+interface Request {
+  readonly id: number;
+  readonly job: CacheJobName;
+  readonly args: readonly unknown[];
+}
+
+const port = parentPort;
+if (port === null) throw new Error('the cache worker runs only as a worker thread');
+const { path } = workerData as { path: string };
+// The main thread created and migrated the file before starting us.
+const db = new Database(path, { fileMustExist: true });
+db.pragma('journal_mode = WAL');
+db.pragma('foreign_keys = ON');
+// As safe as the main connection in WAL mode (a power cut loses the last commits, never the file), and far fewer fsyncs.
+db.pragma('synchronous = NORMAL');
+// The main thread's small writes may hold the lock for a moment.
+db.pragma('busy_timeout = 5000');
+
+// Trees are read on a connection of their own: it sees the last committed fleet, never the half of
+// one that a streamed replacement has written so far.
+const reader = new Database(path, { fileMustExist: true, readonly: true });
+
+/** Writes that arrived while a streamed replacement was open: they run after it ends, in order. */
+const deferred: Request[] = [];
+/** A replacement whose caller went quiet (a switch, a crash of the sync) is rolled back after this long. */
+const ABANDONED_MS = 60_000;
+let abandonTimer: NodeJS.Timeout | undefined;
+
+function execute(message: Request): void {
+  try {
+    const run = cacheJobs[message.job] as (database: typeof db, ...args: readonly unknown[]) => unknown;
+    const value = run(message.job === 'readTree' ? reader : db, ...message.args);
+    port?.postMessage({ id: message.id, ok: true, value });
+  } catch (e) {
+    port?.postMessage({ id: message.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+function handle(message: Request): void {
+  if (streaming(db) && !STREAM_JOBS.has(message.job) && message.job !== 'readTree') {
+    deferred.push(message);
+    return;
+  }
+  execute(message);
+  clearTimeout(abandonTimer);
+  if (streaming(db)) {
+    abandonTimer = setTimeout(() => {
+      cacheJobs.abortFleet(db);
+      drain();
+    }, ABANDONED_MS);
+    return;
+  }
+  drain();
+}
+
+function drain(): void {
+  while (!streaming(db) && deferred.length > 0) handle(deferred.shift() as Request);
+}
+
+port.on('message', (message: Request | 'close') => {
+  if (message === 'close') {
+    clearTimeout(abandonTimer);
+    cacheJobs.abortFleet(db);
+    drain();
+    reader.close();
+    db.close();
+    port.close();
+    return;
+  }
+  handle(message);
+});

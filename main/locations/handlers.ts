@@ -1,0 +1,153 @@
+import {
+  CreateLocationRequest,
+  DeleteLocationRequest,
+  GetLocationMetadataRequest,
+  GetLocationRequest,
+  ShareLocationRequest,
+  UnshareLocationRequest,
+  UpdateLocationMetadataRequest,
+  UpdateLocationRequest,
+} from '../../proto/gen/fleet/app/v1/locations';
+import type { Location } from '../../common/locations';
+import type { MetadataView } from '../../common/schemas';
+import { readThrough, write } from '../backend/calls';
+import type { BackendContext } from '../backend/context';
+import { AppError } from '../backend/errors';
+import type { DomainHandlers } from '../backend/router';
+import type { CacheDb } from '../cache/cache';
+import type { CacheRunner } from '../connection/connection';
+import { cachedLocation, cachedLocationsOf, cachedMetadata, type MetadataResource } from '../cache/fleet';
+import type { FleetClient } from '../grpc/client';
+import { listAllLocations, syncOrgFleet } from '../machines/sync';
+import { locationFromWire } from './convert';
+
+type LocationsChannel =
+  | 'locations.tree'
+  | 'locations.get'
+  | 'locations.list'
+  | 'locations.create'
+  | 'locations.update'
+  | 'locations.delete'
+  | 'locations.share'
+  | 'locations.unshare'
+  | 'locations.metadata'
+  | 'locations.setMetadata';
+
+/** Read a location from the service (the spec's GetLocation), as the bridge shows it. */
+export async function fetchLocation(client: FleetClient, locationId: string): Promise<Location> {
+  const r = await client.call('read the location', client.app.getLocation, GetLocationRequest.fromPartial({ locationId }));
+  if (!r.location) throw new AppError('internal', 'The service answered GetLocation without a location.');
+  return locationFromWire(r.location);
+}
+
+/** Metadata read or written just now: cached, and shown as fresh. */
+export async function freshMetadata(run: CacheRunner, type: MetadataResource, id: string, metadata: MetadataView['metadata']): Promise<MetadataView> {
+  const at = new Date().toISOString();
+  await run('putMetadata', type, id, metadata, at);
+  return { metadata, fetchedAt: at, fromCache: false };
+}
+
+/** The cached metadata as a view marked as cached, or null. */
+export function cachedMetadataView(cache: CacheDb, type: MetadataResource, id: string): MetadataView | null {
+  const cached = cachedMetadata(cache, type, id);
+  return cached ? { ...cached, fromCache: true } : null;
+}
+
+export function locationsHandlers(ctx: BackendContext): DomainHandlers<LocationsChannel> {
+  const { connection, events } = ctx;
+  /** Tell the renderer which trees a write changed (only the active profile's are on screen). */
+  const changed = (cache: CacheDb, orgIds: readonly string[]) => {
+    if (connection.cache === cache && orgIds.length > 0) events.emit('fleet.changed', { orgIds, all: false });
+  };
+  const now = () => new Date().toISOString();
+
+  return {
+    'locations.tree': ({ orgId }) => connection.runCache('readTree', orgId),
+
+    'locations.get': ({ locationId }) =>
+      readThrough(
+        connection,
+        'This location',
+        async (client, cache, run) => {
+          const location = await fetchLocation(client, locationId);
+          changed(cache, await run('putLocation', null, location, now()));
+          return location;
+        },
+        (cache) => cachedLocation(cache, locationId),
+      ),
+
+    'locations.list': ({ orgId }) =>
+      readThrough(
+        connection,
+        "This organization's locations",
+        async (client) => (await listAllLocations(client, orgId)).map(locationFromWire),
+        (cache) => {
+          const cached = cachedLocationsOf(cache, orgId);
+          return cached.length > 0 ? cached : null;
+        },
+      ),
+
+    'locations.create': ({ orgId, name, parentLocationId }) =>
+      write(connection, 'create the location', async (client, cache, run) => {
+        const r = await client.call('create the location', client.app.createLocation, CreateLocationRequest.fromPartial({ orgId, name, parentLocationId: parentLocationId ?? '' }));
+        if (!r.location) throw new AppError('internal', 'The service answered CreateLocation without a location.');
+        const location = locationFromWire(r.location);
+        changed(cache, await run('putLocation', orgId, location, now()));
+        return location;
+      }),
+
+    'locations.update': ({ locationId, name, parentLocationId, region }) =>
+      write(connection, 'change the location', async (client, cache, run) => {
+        const r = await client.call('change the location', client.app.updateLocation, UpdateLocationRequest.fromPartial({ locationId, name, parentLocationId, region }));
+        if (!r.location) throw new AppError('internal', 'The service answered UpdateLocation without a location.');
+        const location = locationFromWire(r.location);
+        changed(cache, await run('putLocation', null, location, now()));
+        return location;
+      }),
+
+    'locations.delete': ({ locationId }) =>
+      write(connection, 'delete the location', async (client, cache, run) => {
+        await client.call('delete the location', client.app.deleteLocation, DeleteLocationRequest.fromPartial({ locationId }));
+        changed(cache, await run('removeLocation', locationId));
+        return {};
+      }),
+
+    'locations.share': ({ locationId, orgId }) =>
+      write(connection, 'share the location', async (client, cache, run) => {
+        await client.call('share the location', client.app.shareLocation, ShareLocationRequest.fromPartial({ organizationId: orgId, locationId }));
+        const location = await fetchLocation(client, locationId);
+        const trees = await run('putLocation', null, location, now());
+        // The partner's tree gains the location with everything under it: refetch that one organization.
+        if ((await syncOrgFleet(client, cache, orgId, run)) !== null) trees.push(orgId);
+        changed(cache, trees);
+        return location;
+      }),
+
+    'locations.unshare': ({ locationId, orgId }) =>
+      write(connection, 'stop sharing the location', async (client, cache, run) => {
+        await client.call('stop sharing the location', client.app.unshareLocation, UnshareLocationRequest.fromPartial({ organizationId: orgId, locationId }));
+        const location = await fetchLocation(client, locationId);
+        const trees = await run('putLocation', null, location, now());
+        if ((await syncOrgFleet(client, cache, orgId, run)) !== null) trees.push(orgId);
+        changed(cache, trees);
+        return location;
+      }),
+
+    'locations.metadata': ({ locationId }) =>
+      readThrough(
+        connection,
+        "This location's metadata",
+        async (client, _cache, run) => {
+          const r = await client.call('read the metadata', client.app.getLocationMetadata, GetLocationMetadataRequest.fromPartial({ locationId }));
+          return freshMetadata(run, 'location', locationId, r.metadata ?? {});
+        },
+        (cache) => cachedMetadataView(cache, 'location', locationId),
+      ),
+
+    'locations.setMetadata': ({ locationId, metadata }) =>
+      write(connection, 'save the metadata', async (client, _cache, run) => {
+        await client.call('save the metadata', client.app.updateLocationMetadata, UpdateLocationMetadataRequest.fromPartial({ locationId, metadata }));
+        return freshMetadata(run, 'location', locationId, metadata);
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+import type { MachineSummary as WireSummary, PartSummary, Robot, RobotPart } from '../../proto/gen/fleet/app/v1/machines';
+import type { Machine, MachineSummary, Part, PartDetails, TreePart } from '../../common/machines';
+import type { JsonObject } from '../../common/schemas';
+import type { CachedMachine } from '../cache/fleet';
+
+const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+
+export function machineFromWire(r: Robot): Machine {
+  return { id: r.id, name: r.name, locationId: r.locationId, createdOn: iso(r.createdOn), lastAccess: iso(r.lastAccess) };
+}
+
+/** A part without its secrets: only how many there are crosses into the app. */
+export function partFromWire(p: RobotPart): Part {
+  return {
+    id: p.id,
+    name: p.name,
+    machineId: p.robotId,
+    locationId: p.locationId,
+    mainPart: p.mainPart,
+    fqdn: p.fqdn,
+    localFqdn: p.localFqdn,
+    lastAccess: iso(p.lastAccess),
+    createdOn: iso(p.createdOn),
+    lastUpdated: iso(p.lastUpdated),
+    markedForRestart: p.markedForRestart,
+    secretCount: p.secrets.length,
+  };
+}
+
+export function partDetailsFromWire(p: RobotPart, configJson: string): PartDetails {
+  return { ...partFromWire(p), config: (p.robotConfig ?? {}) as JsonObject, configJson, fromCache: false };
+}
+
+export function treePartFromPart(p: Part): TreePart {
+  return { id: p.id, name: p.name, mainPart: p.mainPart, fqdn: p.fqdn, lastAccess: p.lastAccess, markedForRestart: p.markedForRestart };
+}
+
+function treePartFromSummary(p: PartSummary): TreePart {
+  return { id: p.partId, name: p.partName, mainPart: p.mainPart, fqdn: p.fqdn, lastAccess: iso(p.lastAccess), markedForRestart: p.markedForRestart };
+}
+
+export function summaryFromWire(s: WireSummary): MachineSummary {
+  return {
+    machineId: s.machineId,
+    machineName: s.machineName,
+    locationId: s.locationId,
+    locationName: s.locationName,
+    fragmentIds: s.fragmentIds,
+    parts: s.partSummaries.map(treePartFromSummary),
+    lastAccess: iso(s.lastAccess),
+  };
+}
+
+/** A summary as the cache keeps a machine (summaries carry no creation time). */
+export function cachedFromSummary(s: WireSummary): CachedMachine {
+  return { id: s.machineId, name: s.machineName, locationId: s.locationId, createdOn: null, parts: s.partSummaries.map(treePartFromSummary) };
+}

@@ -1,0 +1,15 @@
+import type { BackendContext } from '../backend/context';
+import type { DomainHandlers } from '../backend/router';
+import { getUiState } from '../cache/fleet';
+
+/** Small per-profile UI state (expanded tree nodes, the selection), kept in the profile's cache. */
+export function uiHandlers(ctx: BackendContext): DomainHandlers<'ui.get' | 'ui.set'> {
+  const { connection } = ctx;
+  return {
+    'ui.get': ({ key }) => ({ value: getUiState(connection.cache, key) }),
+    'ui.set': async ({ key, value }) => {
+      await connection.runCache('setUiState', key, value);
+      return {};
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import type { FleetTree } from '../../../../common/locations';
+import { fakeBridge, settle } from '../testing/fake-transport';
+import { org } from '../testing/fixtures';
+import { FleetStore, nodeKey } from './fleet.svelte';
+
+const now = '2026-11-23T12:00:00.000Z';
+
+/** Acme: Site › Floor (with bot-1 of two parts), Site › Bay (empty), and a location shared in from another org. */
+const acmeTree: FleetTree = {
+  orgId: 'a',
+  syncedAt: now,
+  locations: [
+    { id: 'site', name: 'Site', parentLocationId: '', ownerOrgId: 'a', sharedWithOrgIds: [] },
+    { id: 'floor', name: 'Floor', parentLocationId: 'site', ownerOrgId: 'a', sharedWithOrgIds: [] },
+    { id: 'bay', name: 'Bay', parentLocationId: 'site', ownerOrgId: 'a', sharedWithOrgIds: [] },
+    { id: 'dock', name: 'Dock', parentLocationId: 'elsewhere', ownerOrgId: 'b', sharedWithOrgIds: ['a'] },
+  ],
+  machines: [
+    {
+      id: 'bot-1',
+      name: 'bot-1',
+      locationId: 'floor',
+      parts: [
+        { id: 'p1', name: 'bot-1-main', mainPart: true, fqdn: 'x', lastAccess: now, markedForRestart: false },
+        { id: 'p2', name: 'bot-1-arm', mainPart: false, fqdn: 'y', lastAccess: null, markedForRestart: false },
+      ],
+    },
+    { id: 'bot-2', name: 'bot-2', locationId: 'dock', parts: [{ id: 'p3', name: 'bot-2-main', mainPart: true, fqdn: 'z', lastAccess: null, markedForRestart: false }] },
+  ],
+};
+
+function setup(saved: { expanded?: unknown; selected?: unknown } = {}) {
+  const { transport, bridge } = fakeBridge();
+  transport
+    .handle('locations.tree', ({ orgId }) => ({ ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } }))
+    .handle('ui.get', ({ key }) => ({ ok: true, value: { value: key === 'tree.expanded' ? (saved.expanded ?? null) : (saved.selected ?? null) } }))
+    .handle('ui.set', {});
+  const orgs = [org('a', 'Acme'), org('z', 'Zeta')];
+  const store = new FleetStore(bridge, () => orgs);
+  return { transport, store };
+}
+
+const labels = (store: FleetStore) => store.rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label}`);
+
+describe('FleetStore', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => vi.useRealTimers());
+
+  test('draws organizations, then what is expanded: nested locations before machines, parts under machines, counts at any depth', async () => {
+    const { store } = setup();
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    expect(labels(store)).toEqual(['Acme', 'Zeta']);
+    store.setExpanded(nodeKey({ kind: 'org', orgId: 'a', id: 'a' }), true);
+    store.setExpanded(nodeKey({ kind: 'location', orgId: 'a', id: 'site' }), true);
+    store.setExpanded(nodeKey({ kind: 'location', orgId: 'a', id: 'floor' }), true);
+    store.setExpanded(nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }), true);
+    // A shared location whose parent is not in this tree shows at the top level.
+    expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', '        bot-1-main', '        bot-1-arm', 'Zeta']);
+    const site = store.rows.find((r) => r.label === 'Site')!;
+    expect(site).toMatchObject({ count: 1, posinset: 2, setsize: 2, expandable: true, expanded: true });
+    expect(store.rows.find((r) => r.label === 'Dock')).toMatchObject({ shared: true, count: 1 });
+    expect(store.rows.find((r) => r.label === 'Bay')).toMatchObject({ expandable: false, count: 0 });
+    expect(store.rows.find((r) => r.label === 'bot-1-main')).toMatchObject({ main: true, level: 5, parentKey: nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }) });
+  });
+
+  test('remembers what is expanded per profile: restored on start, saved (debounced) on change', async () => {
+    const expandedKey = nodeKey({ kind: 'org', orgId: 'a', id: 'a' });
+    const { store, transport } = setup({ expanded: [expandedKey], selected: nodeKey({ kind: 'location', orgId: 'a', id: 'bay' }) });
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', 'Zeta']);
+    expect(store.selected).toEqual({ kind: 'location', orgId: 'a', id: 'bay' });
+    store.setExpanded(nodeKey({ kind: 'location', orgId: 'a', id: 'site' }), true);
+    store.setExpanded(nodeKey({ kind: 'location', orgId: 'a', id: 'dock' }), true);
+    expect(transport.callsTo('ui.set')).toEqual([]);
+    vi.advanceTimersByTime(600);
+    expect(transport.callsTo('ui.set')).toEqual([{ key: 'tree.expanded', value: [expandedKey, nodeKey({ kind: 'location', orgId: 'a', id: 'site' }), nodeKey({ kind: 'location', orgId: 'a', id: 'dock' })] }]);
+  });
+
+  test('search reveals matches in context, with the match marked, whatever is expanded', async () => {
+    const { store } = setup();
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    store.query = 'ARM';
+    expect(labels(store)).toEqual(['Acme', '  Site', '    Floor', '      bot-1', '        bot-1-arm']);
+    expect(store.rows.at(-1)?.match).toEqual([6, 9]);
+    expect(store.matchCount).toBe(1);
+    store.query = 'nothing like it';
+    expect(store.rows).toEqual([]);
+    store.query = '';
+    expect(labels(store)).toEqual(['Acme', 'Zeta']);
+  });
+
+  test('reveal opens every ancestor and selects; liveness reports override the cached values', async () => {
+    const { store } = setup();
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    store.reveal({ kind: 'part', orgId: 'a', id: 'p2' });
+    expect(store.selectedKey).toBe(nodeKey({ kind: 'part', orgId: 'a', id: 'p2' }));
+    expect(labels(store)).toContain('        bot-1-arm');
+    const part = acmeTree.machines[0]!.parts[1]!;
+    expect(store.partState(part).lastAccess).toBeNull();
+    store.applyLiveness({ at: now, parts: { p2: { lastAccess: now, markedForRestart: true } } });
+    expect(store.partState(part)).toEqual({ lastAccess: now, markedForRestart: true });
+    expect(store.label({ kind: 'part', orgId: 'a', id: 'p2' })).toBe('bot-1-arm');
+  });
+
+  test('reloads the trees main names in fleet.changed', async () => {
+    const { store, transport } = setup();
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    const before = transport.callsTo('locations.tree').length;
+    transport.emit('fleet.changed', { orgIds: ['a'], all: false });
+    await settle();
+    expect(transport.callsTo('locations.tree').slice(before)).toEqual([{ orgId: 'a' }]);
+  });
+});
