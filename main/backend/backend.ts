@@ -148,9 +148,13 @@ export class Backend {
     if (this.#closed) return;
     this.#closed = true;
     this.#liveness.stop();
-    this.#ctx.connection.close();
+    const released = this.#ctx.connection.close();
     try {
       await this.#ctx.localService.stop();
+      // The cache worker finishes its jobs and closes its connection; a call that hangs does not hold up quitting.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([released, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+      clearTimeout(timer);
     } finally {
       this.#lock.release();
     }

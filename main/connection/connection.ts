@@ -114,15 +114,26 @@ class Session {
   settle(): void {
     if (this.inflight > 0) return;
     for (const client of this.#closeLater.splice(0)) client.close();
-    if (this.retired) {
+    if (this.retired && !this.#closing) {
       this.client?.close();
       this.client = null;
-      void this.worker?.close();
       if (this.cache.open) this.cache.close();
+      this.#closing = (this.worker?.close() ?? Promise.resolve()).catch(() => undefined).then(() => this.#release());
     }
   }
 
+  /**
+   * Settles once a retired session has let go of its cache files (its calls done, its worker's
+   * connection closed), so they can be deleted without a late write recreating them.
+   */
+  get released(): Promise<void> {
+    return this.#released;
+  }
+
   readonly #closeLater: FleetClient[] = [];
+  #closing: Promise<void> | null = null;
+  #release: () => void = () => undefined;
+  readonly #released = new Promise<void>((resolve) => (this.#release = resolve));
 }
 
 export class Connection {
@@ -254,9 +265,12 @@ export class Connection {
     }
   }
 
-  close(): void {
-    this.#session?.retire();
+  /** Retire the active profile's session; resolves once its cache files are released. */
+  close(): Promise<void> {
+    const session = this.#session;
+    session?.retire();
     this.#session = null;
+    return session?.released ?? Promise.resolve();
   }
 
   #sync(session: Session): Promise<void> {

@@ -7,6 +7,9 @@ import { AppError } from '../backend/errors';
 import { addressHost, isLoopbackAddress } from '../../common/schemas';
 import { FleetClient } from '../grpc/client';
 
+/** How long a removal waits for a call under way on the removed profile to finish before deleting its cache. */
+const RELEASE_WAIT_MS = 10_000;
+
 type ProfilesChannel = 'profiles.list' | 'profiles.add' | 'profiles.switch' | 'profiles.remove' | 'profiles.setKey';
 
 /** Signs in with the credentials once, so a typo is reported before anything is kept. */
@@ -67,10 +70,15 @@ export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesCh
       if (!profile) throw new AppError('not-found', 'That profile does not exist (it may have been removed).');
       if (profile.kind === 'local') throw new AppError('invalid', 'The local profile belongs to the embedded service and cannot be removed.');
       const wasActive = profiles.activeId === profileId;
-      if (wasActive) ctx.connection.close();
+      // Its cache is deleted below: wait (within reason) until nothing can write to it any more.
+      const released = wasActive ? ctx.connection.close() : Promise.resolve();
       profiles.remove(profileId);
       await keychain.delete(profileId).catch((e: unknown) => ctx.log(`profiles: could not delete the key of a removed profile from the keychain: ${String(e)}`));
       ctx.forgetKey(profileId);
+      let waited: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([released.then(() => false), new Promise<boolean>((resolve) => (waited = setTimeout(() => resolve(true), RELEASE_WAIT_MS)))]);
+      clearTimeout(waited);
+      if (timedOut) ctx.log(`profiles: the removed profile's cache was still in use after ${RELEASE_WAIT_MS / 1000} s; deleting it anyway`);
       // Housekeeping, not the removal: a cache still held open by a call finishing (Windows refuses to
       // delete open files) must not turn a removed profile into an error.
       try {

@@ -7,14 +7,14 @@
 import { chromium } from '@playwright/test';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { chromiumArgs } from './fixtures';
-import { expect, test } from './fixtures';
+import { expect, test, treeItem } from './fixtures';
 
 const firstOrg = DEMO_ORGANIZATIONS[0]!.name;
 
 test('the launch token is spent on load: gone from the address, refused a second time, a reload still works', async ({ app }) => {
   test.skip(app.launchUrl === null, 'Electron loads the app without a launch token');
   const { page } = app;
-  const org = page.getByRole('navigation', { name: 'Fleet' }).getByRole('treeitem', { name: firstOrg, exact: true });
+  const org = treeItem(page, firstOrg);
   await expect(org).toBeVisible();
 
   const launch = new URL(app.launchUrl!);

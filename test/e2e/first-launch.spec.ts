@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
-import { expect, test } from './fixtures';
+import { expect, test, treeItem } from './fixtures';
 
 const demoNames = DEMO_ORGANIZATIONS.map((o) => o.name);
 
@@ -15,7 +15,7 @@ function ui(page: Page) {
   const tree = page.getByRole('navigation', { name: 'Fleet' }).getByRole('tree');
   return {
     tree,
-    org: (name: string) => tree.getByRole('treeitem', { name, exact: true }),
+    org: (name: string) => treeItem(tree, name),
     connection: page.getByRole('status', { name: 'Connection' }),
     offlineBanner: page.getByRole('alert').filter({ hasText: /^\s*Offline/ }),
     stop: page.getByRole('button', { name: 'Stop local service' }),

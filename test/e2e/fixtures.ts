@@ -5,7 +5,7 @@
  * - electron: `_electron.launch` of the built app with the same user-data dir.
  * Nothing of ours is mocked: the real backend, service, SQLite files and keychain run underneath.
  */
-import { test as base, chromium, _electron, type Page } from '@playwright/test';
+import { test as base, chromium, _electron, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,3 +124,12 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
 });
 
 export { expect } from '@playwright/test';
+
+/**
+ * The fleet tree's row for `name`: a row's accessible name starts with its label and goes on with
+ * what the row shows after it (", main part", ", shared", ", 34 machines").
+ */
+export function treeItem(scope: Page | Locator, name: string): Locator {
+  const tree = 'getByRole' in scope && 'goto' in scope ? scope.getByRole('tree', { name: 'Fleet' }) : scope;
+  return tree.getByRole('treeitem', { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(,|$)`) });
+}

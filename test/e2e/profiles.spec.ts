@@ -9,7 +9,7 @@ import type { Page } from '@playwright/test';
 import { startService, type RunningService } from '../../service/server';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { OsKeychain } from '../../main/keychain/keychain';
-import { expect, test } from './fixtures';
+import { expect, test, treeItem } from './fixtures';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ test.afterAll(async () => {
 });
 
 const orgItem = (page: Page, name: string) =>
-  page.getByRole('navigation', { name: 'Fleet' }).getByRole('treeitem', { name, exact: true });
+  treeItem(page, name);
 
 async function openAddProfile(page: Page) {
   await page.getByRole('combobox', { name: 'Profile' }).selectOption({ label: 'Add profile…' });

@@ -32,6 +32,10 @@ export class FleetStore {
   #query = $state('');
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #restored = false;
+  /** How many tree loads have begun (to tell a load that saw a write from one that began before it). */
+  #loadsStarted = 0;
+  /** A node to bring into view once a tree that holds it arrives. */
+  #pendingReveal: { ref: NodeRef; afterLoad: number } | null = null;
 
   constructor(bridge: FleetBridge, orgs: () => readonly Organization[]) {
     this.#bridge = bridge;
@@ -97,11 +101,20 @@ export class FleetStore {
 
   async loadTree(orgId: string): Promise<void> {
     this.#loading.add(orgId);
+    const load = ++this.#loadsStarted;
     try {
       const result = await this.#bridge.invoke('locations.tree', { orgId });
       if (result.ok) {
         this.#trees.set(orgId, indexTree(result.value));
         this.#treeErrors.delete(orgId);
+        // A node created or moved just now: main may announce the change before or after the write's
+        // answer reaches us, so every load expands its ancestors, and one begun after the reveal,
+        // which surely holds the write, ends the wait.
+        const pending = this.#pendingReveal;
+        if (pending && pending.ref.orgId === orgId) {
+          this.#expandAncestors(pending.ref);
+          if (load > pending.afterLoad) this.#pendingReveal = null;
+        }
       } else this.#treeErrors.set(orgId, result.error);
     } finally {
       this.#loading.delete(orgId);
@@ -142,15 +155,23 @@ export class FleetStore {
   }
 
   select(key: string | null): void {
+    if (this.#pendingReveal && nodeKey(this.#pendingReveal.ref) !== key) this.#pendingReveal = null;
     this.#selectedKey = key;
     void this.#bridge.invoke('ui.set', { key: 'tree.selected', value: key });
   }
 
   /** Select a node and open every ancestor so its row is in view. */
   reveal(ref: NodeRef): void {
+    // After a write the loaded tree may not hold the node (or its new place) yet: expand again once
+    // the next load of its organization lands.
+    this.#pendingReveal = { ref, afterLoad: this.#loadsStarted };
+    this.#expandAncestors(ref);
+    this.select(nodeKey(ref));
+  }
+
+  #expandAncestors(ref: NodeRef): void {
     const index = this.#trees.get(ref.orgId);
     if (index) for (const key of ancestorKeys(index, ref)) this.setExpanded(key, true);
-    this.select(nodeKey(ref));
   }
 
   /** Label of a node, for headings and the palette. */

@@ -121,4 +121,20 @@ describe('FleetStore', () => {
     await settle();
     expect(transport.callsTo('locations.tree').slice(before)).toEqual([{ orgId: 'a' }]);
   });
+
+  test('a node revealed right after its write is brought into view when the tree that holds it arrives', async () => {
+    const { transport, store } = setup();
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    // The write answered; the tree main will send next does not hold the new location yet here.
+    const fresh = { id: 'shelf', name: 'Shelf', parentLocationId: 'bay', ownerOrgId: 'a', sharedWithOrgIds: [] };
+    store.reveal({ kind: 'location', orgId: 'a', id: 'shelf' });
+    expect(store.selectedKey).toBe(nodeKey({ kind: 'location', orgId: 'a', id: 'shelf' }));
+    expect(store.expanded.has(nodeKey({ kind: 'location', orgId: 'a', id: 'bay' }))).toBe(false);
+    transport.handle('locations.tree', () => ({ ok: true, value: { ...acmeTree, locations: [...acmeTree.locations, fresh] } }));
+    transport.emit('fleet.changed', { orgIds: ['a'], all: false });
+    await settle();
+    expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '      Shelf', '    Floor', 'Zeta']);
+  });
 });

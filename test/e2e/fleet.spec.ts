@@ -1,0 +1,236 @@
+/**
+ * The fleet as a person works with it, on the demo fleet of a first launch: build a location under
+ * another, a machine in it and a second part, make that part main, rename the machine and drag it
+ * elsewhere, edit metadata (invalid JSON refused), delete it all in order; set a namespace (a taken
+ * one refused); search and jump with the palette; watch a part's dot go quiet and live again; browse
+ * everything offline. Every state is scanned with axe-core: no serious or critical violation.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect, test, treeItem } from './fixtures';
+
+const ACME = 'Acme Warehouse Robotics';
+
+function ui(page: Page) {
+  const tree = page.getByRole('tree', { name: 'Fleet' });
+  const main = page.getByRole('main');
+  return {
+    tree,
+    main,
+    item: (name: string) => treeItem(tree, name),
+    heading: main.getByRole('heading', { level: 1 }),
+    action: (name: string) => main.getByRole('toolbar').getByRole('button', { name, exact: true }),
+    dialog: page.getByRole('dialog'),
+    notice: (text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).or(page.getByText(text)).first(),
+  };
+}
+
+/** Select a tree row and open it (Right arrow on the focused row). */
+async function open(page: Page, name: string): Promise<void> {
+  const row = ui(page).item(name);
+  await row.click();
+  if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
+  await expect(row).toHaveAttribute('aria-expanded', 'true');
+}
+
+/** No serious or critical accessibility violation on the page as it is now. */
+async function scan(page: Page, where: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`), where).toEqual([]);
+}
+
+async function submitDialog(page: Page, value: string, button: string): Promise<void> {
+  const dialog = ui(page).dialog;
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('Name').fill(value);
+  await dialog.getByRole('button', { name: button }).click();
+  await expect(dialog).toHaveCount(0);
+}
+
+test('build a location under another, a machine and a second part; make it main, rename, drag, edit metadata, delete in order', async ({ app }) => {
+  const { page } = app;
+  const u = ui(page);
+  await expect(u.item(ACME)).toBeVisible();
+  await u.item(ACME).click();
+  await expect(u.heading).toHaveText(ACME);
+  await scan(page, 'organization pane');
+
+  await u.action('New location').click();
+  await scan(page, 'new location dialog');
+  await submitDialog(page, 'E2E Site', 'Create location');
+  await expect(u.heading).toHaveText('E2E Site');
+  await expect(u.item('E2E Site')).toHaveAttribute('aria-selected', 'true');
+
+  await u.action('New location inside').click();
+  await submitDialog(page, 'E2E Floor', 'Create location');
+  await expect(u.heading).toHaveText('E2E Floor');
+  await expect(u.item('E2E Floor')).toHaveAttribute('aria-level', '3');
+  await scan(page, 'location pane');
+
+  await u.action('New machine').click();
+  await submitDialog(page, 'e2e-bot', 'Create machine');
+  await expect(u.heading).toHaveText('e2e-bot');
+  await expect(u.item('e2e-bot')).toBeVisible();
+
+  await u.action('Add part').click();
+  await submitDialog(page, 'e2e-bot-cam', 'Add part');
+  await expect(u.heading).toHaveText('e2e-bot-cam');
+  await scan(page, 'part pane');
+  await u.action('Make main part').click();
+  await u.dialog.getByRole('button', { name: 'Make main part' }).click();
+  await expect(u.dialog).toHaveCount(0);
+  await expect(u.main.getByText('Main part', { exact: true })).toBeVisible();
+  // In the tree, the main flag moved.
+  await expect(u.item('e2e-bot-cam').getByText('main', { exact: true })).toBeVisible();
+  await expect(u.item('e2e-bot-main').getByText('main', { exact: true })).toHaveCount(0);
+
+  // Rename the machine.
+  await u.item('e2e-bot').click();
+  await u.action('Rename').click();
+  await submitDialog(page, 'e2e-bot-renamed', 'Rename');
+  await expect(u.heading).toHaveText('e2e-bot-renamed');
+  await scan(page, 'machine pane');
+
+  // Drag it from E2E Floor up into E2E Site.
+  await u.item('e2e-bot-renamed').dragTo(u.item('E2E Site'));
+  await expect(page.getByText('Moved “e2e-bot-renamed” to “E2E Site”.')).toBeVisible();
+  await expect(u.item('e2e-bot-renamed')).toHaveAttribute('aria-level', '3');
+  await u.item('e2e-bot-renamed').click();
+  await expect(u.main.getByText(`${ACME} › E2E Site`, { exact: false }).first()).toBeVisible();
+
+  // Metadata: invalid JSON is refused with the reason; a valid object is saved.
+  const editor = u.main.getByRole('textbox', { name: /Metadata of machine e2e-bot-renamed/ });
+  await expect(editor).toBeVisible();
+  await editor.click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('{"serial": ');
+  await expect(u.main.getByText(/Not valid JSON/)).toBeVisible();
+  await expect(u.main.getByRole('button', { name: 'Save metadata' })).toBeDisabled();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('[1, 2]');
+  await expect(u.main.getByText('Metadata must be a JSON object')).toBeVisible();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('{"serial": "E2E-0001", "tags": ["test"]}');
+  await expect(u.main.getByText('Unsaved changes.')).toBeVisible();
+  await u.main.getByRole('button', { name: 'Save metadata' }).click();
+  await expect(page.getByText('Saved the metadata of “e2e-bot-renamed”.')).toBeVisible();
+  await expect(u.main.getByText('No changes.')).toBeVisible();
+  await scan(page, 'machine pane with metadata');
+
+  // A location that still holds something is not deleted, and the dialog says why.
+  await u.item('E2E Site').click();
+  await u.action('Delete…').click();
+  await expect(u.dialog).toContainText('the service refuses to delete a location that is not empty');
+  await scan(page, 'delete dialog');
+  await u.dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  // Delete in order: the old main part, the machine, the floor, the site.
+  await open(page, 'e2e-bot-renamed');
+  await u.item('e2e-bot-main').click();
+  await u.action('Delete…').click();
+  await u.dialog.getByRole('button', { name: 'Delete part' }).click();
+  await expect(u.item('e2e-bot-main')).toHaveCount(0);
+  await u.item('e2e-bot-renamed').click();
+  await u.action('Delete…').click();
+  await expect(u.dialog).toContainText('1 part (e2e-bot-cam)');
+  await u.dialog.getByRole('button', { name: 'Delete machine' }).click();
+  await expect(u.item('e2e-bot-renamed')).toHaveCount(0);
+  await u.item('E2E Floor').click();
+  await u.action('Delete…').click();
+  await u.dialog.getByRole('button', { name: 'Delete location' }).click();
+  await expect(u.item('E2E Floor')).toHaveCount(0);
+  await u.item('E2E Site').click();
+  await u.action('Delete…').click();
+  await u.dialog.getByRole('button', { name: 'Delete location' }).click();
+  await expect(u.item('E2E Site')).toHaveCount(0);
+  await expect(u.heading).toHaveText(ACME);
+});
+
+test('a public namespace is checked as it is typed and set once; search and the palette find anything', async ({ app }) => {
+  const { page } = app;
+  const u = ui(page);
+  await u.item('Harborline Logistics AMR').click();
+  const field = u.main.getByLabel('Public namespace');
+  await field.fill('Not Valid');
+  await expect(u.main.getByText(/may hold lowercase letters, digits and dashes/)).toBeVisible();
+  await field.fill('acme-warehouse');
+  await expect(u.main.getByText('“acme-warehouse” is taken.')).toBeVisible();
+  await expect(u.main.getByRole('button', { name: 'Set namespace' })).toBeDisabled();
+  await field.fill('harborline-e2e');
+  await expect(u.main.getByText('“harborline-e2e” is available.')).toBeVisible();
+  await u.main.getByRole('button', { name: 'Set namespace' }).click();
+  await expect(u.main.getByText('harborline-e2e', { exact: true })).toBeVisible();
+  await expect(u.main.getByText('set once; it cannot change')).toBeVisible();
+
+  // Search reveals matches in context, with the match marked.
+  const search = page.getByRole('searchbox', { name: 'Search the fleet by name' });
+  await search.fill('yard');
+  await expect(u.item('Yard East')).toBeVisible();
+  await expect(u.item('Terminal 2')).toHaveAttribute('aria-expanded', 'true');
+  await expect(u.item('Yard East').locator('mark')).toHaveText('Yard');
+  await expect(page.getByText(/2 matches/)).toBeVisible();
+  await scan(page, 'search');
+  await search.fill('');
+
+  // The palette jumps to any part by name.
+  await page.keyboard.press('Control+k');
+  const palette = page.getByRole('dialog', { name: 'Go to' });
+  await expect(palette).toBeVisible();
+  await palette.getByRole('combobox').fill('forklift-001-mast');
+  await expect(palette.getByRole('option').first()).toContainText('forklift-001-mast');
+  await scan(page, 'palette');
+  await page.keyboard.press('Enter');
+  await expect(palette).toHaveCount(0);
+  await expect(u.heading).toHaveText('forklift-001-mast');
+  await expect(u.item('forklift-001-mast')).toHaveAttribute('aria-selected', 'true');
+});
+
+test("watch a demo part's dot go quiet and live again; offline, everything cached stays browsable and changes are disabled, saying why", async ({ app }) => {
+  test.setTimeout(150_000);
+  const { page } = app;
+  const u = ui(page);
+  await open(page, ACME);
+  await open(page, 'Columbus DC');
+  await open(page, 'Main Hall');
+  // A machine that is live now (demo parts check in every few seconds).
+  const liveRow = u.tree.getByRole('treeitem').filter({ has: page.getByRole('img', { name: 'Live', exact: true }) }).first();
+  await expect(liveRow).toBeVisible();
+  const name = (await liveRow.getAttribute('data-name')) ?? '';
+  await liveRow.click();
+  await expect(u.heading).toHaveText(name);
+  const header = u.main.locator('header');
+  await expect(header.getByRole('img', { name: 'Live', exact: true })).toBeVisible();
+  // Load the metadata now, so it is in the cache for later.
+  await expect(u.main.locator('p', { hasText: 'Saving replaces the whole object' })).toContainText(/^\s*Read/);
+
+  // Stop the service: no part checks in any more, and within ten seconds the dot goes quiet.
+  await page.getByRole('button', { name: 'Stop local service' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: /Offline/ })).toBeVisible();
+  await expect(header.getByRole('img', { name: /^Offline, last seen/ })).toBeVisible({ timeout: 20_000 });
+  await expect(u.item(name).getByRole('img', { name: /^Offline, last seen/ })).toBeVisible();
+
+  // Offline: the whole cached tree is browsable, panes open from the cache, changes are disabled with the reason.
+  await expect(u.action('Rename')).toBeDisabled();
+  await expect(u.action('Rename')).toHaveAttribute('title', /changes need it/);
+  // The pane opened offline comes from the cache, and says so.
+  await u.item('Main Hall').click();
+  await u.item(name).click();
+  await expect(u.main.locator('p', { hasText: 'Saving replaces the whole object' })).toContainText(/^\s*Cached copy, read/);
+  for (const org of ['Harborline Logistics AMR', 'Northfield Agri-Bots', 'Polaris Inspection Drones']) await open(page, org);
+  await open(page, 'Singapore Hangar');
+  await open(page, 'Bay 1');
+  await u.item('drone-001').click();
+  await expect(u.heading).toHaveText('drone-001');
+  await expect(u.main.getByRole('table')).toContainText('drone-001-main');
+  await u.item('Bay 1').click();
+  await expect(u.heading).toHaveText('Bay 1');
+  await expect(u.action('New machine')).toBeDisabled();
+  await scan(page, 'offline');
+
+  // Back online: the part checks in again and its dot goes live.
+  await page.getByRole('button', { name: 'Start local service' }).click();
+  await expect(page.getByRole('status', { name: 'Connection' })).toContainText('Online', { timeout: 30_000 });
+  await u.item(name).click();
+  await expect(u.main.locator('header').getByRole('img', { name: 'Live', exact: true })).toBeVisible({ timeout: 30_000 });
+});
