@@ -4,6 +4,7 @@
  * over a connection, so the same code runs in the cache worker (big replacements and reads) and on
  * the main thread (single-row writes after a call, which take microseconds).
  */
+import { createHash } from 'node:crypto';
 import type { FleetTree, Location, TreeLocation } from '../../common/locations';
 import type { Machine, Part, TreeMachine, TreePart } from '../../common/machines';
 import type { IsoTime, JsonObject } from '../../common/schemas';
@@ -120,6 +121,26 @@ export interface FleetStream {
   readonly orgId: string;
   /** Part details read through GetRobotPart, kept for parts that are still there. */
   readonly details: ReadonlyMap<string, PartRow>;
+  /** The replaced tree's {@link fleetDigest}, to tell whether the new one draws differently. */
+  readonly before: string;
+}
+
+/**
+ * A digest of everything an organization's tree draws except liveness (last access changes every
+ * few seconds on a live fleet and reaches the screen through machines.liveness): a sync whose
+ * digest did not change need not make the renderer reload and redraw thousands of machines.
+ */
+export function fleetDigest(db: CacheDb, orgId: string): string {
+  const hash = createHash('sha256');
+  for (const sql of [
+    'SELECT id, name, parent_location_id, owner_org_id, shared_with FROM locations WHERE org_id = ? ORDER BY id',
+    'SELECT id, name, location_id FROM machines WHERE org_id = ? ORDER BY id',
+    'SELECT id, machine_id, name, main_part, position, fqdn, marked_for_restart FROM parts WHERE org_id = ? ORDER BY id',
+  ]) {
+    for (const row of db.prepare(sql).raw().iterate(orgId)) hash.update(JSON.stringify(row)).update('\n');
+    hash.update('\f');
+  }
+  return hash.digest('base64url');
 }
 
 /**
@@ -130,10 +151,11 @@ export function startFleet(db: CacheDb, orgId: string): FleetStream {
   const details = new Map(
     (db.prepare('SELECT id, local_fqdn, created_on, last_updated, secret_count FROM parts WHERE org_id = ? AND secret_count IS NOT NULL').all(orgId) as PartRow[]).map((r) => [r.id, r]),
   );
+  const before = fleetDigest(db, orgId);
   db.prepare('DELETE FROM parts WHERE org_id = ?').run(orgId);
   db.prepare('DELETE FROM machines WHERE org_id = ?').run(orgId);
   db.prepare('DELETE FROM locations WHERE org_id = ?').run(orgId);
-  return { orgId, details };
+  return { orgId, details, before };
 }
 
 /** One page of the new fleet: its locations and machines with their parts. */

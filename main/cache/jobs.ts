@@ -14,6 +14,7 @@ import {
   addFleetPage,
   dropFleetsExcept,
   endFleet,
+  fleetDigest,
   putLocation,
   putMachine,
   putMetadata,
@@ -66,12 +67,15 @@ export const cacheJobs = {
     if (stream?.orgId !== orgId) throw new Error(`no fleet replacement of ${orgId} is under way`);
     addFleetPage(db, stream, page, at);
   },
-  commitFleet: (db: CacheDb, orgId: string, at: IsoTime): void => {
+  /** Answers whether the tree draws differently from the one it replaced (liveness aside). */
+  commitFleet: (db: CacheDb, orgId: string, at: IsoTime): boolean => {
     const stream = streams.get(db);
     if (stream?.orgId !== orgId) throw new Error(`no fleet replacement of ${orgId} is under way`);
     endFleet(db, orgId, at);
+    const changed = fleetDigest(db, orgId) !== stream.before;
     db.exec('COMMIT');
     streams.delete(db);
+    return changed;
   },
   abortFleet: (db: CacheDb): void => {
     streams.delete(db);

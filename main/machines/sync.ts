@@ -81,10 +81,11 @@ export function listAllSummaries(
  * Fetch one organization's whole fleet and replace it in the cache: the worker writes each page of
  * machines while the next one is fetched, all in one transaction, committed when the last page is in
  * (a failure rolls it back: the previous snapshot stays whole). Used by sync rounds, and by writes that
- * change what another organization sees (sharing). Answers how many machines it holds, or null for an
- * organization the profile does not cache (nothing is fetched then).
+ * change what another organization sees (sharing). Answers how many machines it holds and whether the
+ * tree draws differently now (liveness aside), or null for an organization the profile does not cache
+ * (nothing is fetched then).
  */
-export async function syncOrgFleet(client: FleetClient, cache: CacheDb, orgId: string, run: CacheRunner, onMachines?: (count: number) => void): Promise<number | null> {
+export async function syncOrgFleet(client: FleetClient, cache: CacheDb, orgId: string, run: CacheRunner, onMachines?: (count: number) => void): Promise<{ machines: number; changed: boolean } | null> {
   if (!listOrgs(cache).some((o) => o.id === orgId)) return null;
   const at = new Date().toISOString();
   const locations = await listAllLocations(client, orgId);
@@ -112,8 +113,8 @@ export async function syncOrgFleet(client: FleetClient, cache: CacheDb, orgId: s
       return { items: [], next: r.nextPageToken };
     });
     await Promise.all(writes);
-    await run('commitFleet', orgId, at);
-    return machines;
+    const changed = await run('commitFleet', orgId, at);
+    return { machines, changed };
   } catch (e) {
     await run('abortFleet').catch(() => undefined);
     throw e;
@@ -135,8 +136,9 @@ export function fleetResource(events: EventBus, log: (message: string) => void):
       await run('dropFleetsExcept', orgs.map((o) => o.id));
       let machines = 0;
       for (const [index, org] of orgs.entries()) {
+        let synced;
         try {
-          machines += (await syncOrgFleet(client, cache, org.id, run, (count) => progress({ machines: machines + count }))) ?? 0;
+          synced = await syncOrgFleet(client, cache, org.id, run, (count) => progress({ machines: machines + count }));
         } catch (e) {
           // Gone between the two listings (deleted elsewhere): the next round drops it.
           if (e instanceof AppError && e.kind === 'not-found') {
@@ -145,8 +147,11 @@ export function fleetResource(events: EventBus, log: (message: string) => void):
           }
           throw e;
         }
+        machines += synced?.machines ?? 0;
         progress({ orgsDone: index + 1, machines });
-        events.emit('fleet.changed', { orgIds: [org.id], all: false });
+        // Only a tree that draws differently is reloaded: with thousands of machines that is a
+        // noticeable pause in the renderer, and liveness reaches the screen on its own.
+        if (synced?.changed) events.emit('fleet.changed', { orgIds: [org.id], all: false });
       }
       fetchedAt.set(cache, Date.now());
     },

@@ -3,9 +3,13 @@
  * demo fleet), the real cache file and the real cache worker: sync into the cache, every write
  * channel, offline browsing of everything, a sync cut off halfway, liveness of watched machines.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetTree } from '../../common/locations';
 import { isLive } from '../../common/machines';
+import { FleetClient } from '../../main/grpc/client';
+import { UpdateRobotRequest } from '../../proto/gen/fleet/app/v1/machines';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
 let dir: ReturnType<typeof tempDir>;
@@ -68,6 +72,35 @@ describe('sync', () => {
     expect(seen.some((n) => n !== null && n >= 4)).toBe(true);
     expect(seen.at(-1)).toBeNull();
     expect((await app.value('connection.get', {})).sync).toBeNull();
+  });
+
+  it('has the renderer reload a tree only when it draws differently: a round that saw nothing new (the simulated parts checked in meanwhile) is silent; a rename made elsewhere is announced for its organization', async () => {
+    const announced: string[] = [];
+    const stop = app.backend.events.subscribe((event, payload) => {
+      if (event === 'fleet.changed') announced.push(...(payload as { readonly orgIds: readonly string[] }).orgIds);
+    });
+    try {
+      await app.value('orgs.refresh', {});
+      expect(announced).toEqual([]);
+
+      // Another client of the same service renames a machine.
+      const credentials = JSON.parse(readFileSync(join(dir.path, 'local-service', 'bootstrap-credentials.json'), 'utf8')) as { api_key_id: string; api_key: string };
+      const { address } = await app.value('connection.get', {});
+      const other = new FleetClient({ address, tls: false, apiKeyId: credentials.api_key_id, apiKey: credentials.api_key });
+      const machine = (await tree()).machines[0]!;
+      try {
+        await other.call('rename', other.app.updateRobot, UpdateRobotRequest.fromPartial({ robotId: machine.id, name: `${machine.name}-elsewhere`, locationId: machine.locationId }));
+        await app.value('orgs.refresh', {});
+        expect(announced).toEqual([acme]);
+        expect((await tree()).machines.find((m) => m.id === machine.id)?.name).toBe(`${machine.name}-elsewhere`);
+      } finally {
+        await other.call('rename back', other.app.updateRobot, UpdateRobotRequest.fromPartial({ robotId: machine.id, name: machine.name, locationId: machine.locationId }));
+        other.close();
+        await app.value('orgs.refresh', {});
+      }
+    } finally {
+      stop();
+    }
   });
 });
 

@@ -61,7 +61,54 @@ export interface TreeIndex {
   readonly machinesIn: ReadonlyMap<string, readonly TreeMachine[]>;
   /** Machines inside each location, at any depth. */
   readonly counts: ReadonlyMap<string, number>;
+  /**
+   * Every location, machine and part in drawing order (depth first, locations before machines, by
+   * name), built once per tree: drawing rows and searching walk this array instead of the maps.
+   */
+  readonly flat: readonly FlatNode[];
+  /**
+   * The same order as parallel arrays of plain values, for the loops that visit every node on each
+   * keystroke (search): no object to load, one shape.
+   */
+  readonly lowers: readonly string[];
+  /** Parent index per node (-1 at the top level). */
+  readonly parents: Int32Array;
+  /** Index just past each node's subtree. */
+  readonly ends: Int32Array;
+  /** Per node: EXPANDABLE | MACHINE bits. */
+  readonly flags: Uint8Array;
 }
+
+/** Bits of `TreeIndex.flags`. */
+export const EXPANDABLE = 1;
+export const MACHINE = 2;
+
+/** A node of an organization's tree in drawing order. */
+export interface FlatNode {
+  readonly ref: NodeRef;
+  readonly key: string;
+  readonly label: string;
+  /** The label lower-cased, for search. */
+  readonly lower: string;
+  /** 0 for a top-level location; +1 per level down. */
+  readonly depth: number;
+  /** Index of the parent in `flat`, -1 at the top level. */
+  readonly parent: number;
+  /** Index just past this node's subtree. */
+  readonly end: number;
+  readonly expandable: boolean;
+  /** Position among all its siblings (1-based) and their number. */
+  readonly posinset: number;
+  readonly setsize: number;
+  readonly count?: number;
+  readonly shared?: boolean;
+  readonly parts?: readonly TreePart[];
+  readonly main?: boolean;
+}
+
+/** Names in the order people expect: "amr-9" before "amr-10", case and accents aside. */
+export const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+export const byName = (a: { name: string }, b: { name: string }): number => collator.compare(a.name, b.name);
 
 export function indexTree(tree: FleetTree): TreeIndex {
   const locations = new Map(tree.locations.map((l) => [l.id, l]));
@@ -91,7 +138,96 @@ export function indexTree(tree: FleetTree): TreeIndex {
     return n;
   };
   for (const l of tree.locations) count(l.id);
-  return { tree, locations, machines, partMachine, children, machinesIn, counts };
+  // Sorted once here: drawing the tree and every keystroke of a search read them in this order.
+  for (const list of children.values()) list.sort(byName);
+  for (const list of machinesIn.values()) list.sort(byName);
+
+  const orgId = tree.orgId;
+  type Building = { -readonly [K in keyof FlatNode]: FlatNode[K] };
+  const flat: Building[] = [];
+  const seen = new Set<string>();
+  const add = (node: Omit<Building, 'end' | 'lower' | 'key' | 'count' | 'shared' | 'parts' | 'main'> & Partial<Pick<Building, 'count' | 'shared' | 'parts' | 'main'>>): Building => {
+    // Every node with the same fields in the same order: one hidden class for the loops over them.
+    const built: Building = {
+      ref: node.ref,
+      key: nodeKey(node.ref),
+      label: node.label,
+      lower: node.label.toLocaleLowerCase(),
+      depth: node.depth,
+      parent: node.parent,
+      end: 0,
+      expandable: node.expandable,
+      posinset: node.posinset,
+      setsize: node.setsize,
+      count: node.count,
+      shared: node.shared,
+      parts: node.parts,
+      main: node.main,
+    };
+    flat.push(built);
+    return built;
+  };
+  const walk = (parentId: string, parent: number, depth: number): void => {
+    const subLocations = (children.get(parentId) ?? []).filter((l) => !seen.has(l.id));
+    const here = parentId === '' ? [] : (machinesIn.get(parentId) ?? []);
+    const setsize = subLocations.length + here.length;
+    subLocations.forEach((l, i) => {
+      seen.add(l.id);
+      const at = flat.length;
+      const expandable = (children.get(l.id)?.length ?? 0) > 0 || (machinesIn.get(l.id)?.length ?? 0) > 0;
+      const node = add({ ref: { kind: 'location', orgId, id: l.id }, label: l.name, depth, parent, expandable, posinset: i + 1, setsize, count: counts.get(l.id) ?? 0, shared: l.ownerOrgId !== orgId });
+      walk(l.id, at, depth + 1);
+      node.end = flat.length;
+    });
+    here.forEach((m, i) => {
+      const at = flat.length;
+      const node = add({ ref: { kind: 'machine', orgId, id: m.id }, label: m.name, depth, parent, expandable: m.parts.length > 0, posinset: subLocations.length + i + 1, setsize, parts: m.parts });
+      m.parts.forEach((p, j) => {
+        add({ ref: { kind: 'part', orgId, id: p.id }, label: p.name, depth: depth + 1, parent: at, expandable: false, posinset: j + 1, setsize: m.parts.length, parts: [p], main: p.mainPart }).end = flat.length;
+      });
+      node.end = flat.length;
+    });
+  };
+  walk('', -1, 0);
+  const parents = new Int32Array(flat.length);
+  const ends = new Int32Array(flat.length);
+  const flags = new Uint8Array(flat.length);
+  flat.forEach((n, i) => {
+    parents[i] = n.parent;
+    ends[i] = n.end;
+    flags[i] = (n.expandable ? EXPANDABLE : 0) | (n.ref.kind === 'machine' ? MACHINE : 0);
+  });
+  return { tree, locations, machines, partMachine, children, machinesIn, counts, flat, lowers: flat.map((n) => n.lower), parents, ends, flags };
+}
+
+/** A search's mark on a node: not shown, shown because its name matches, shown because something under it does. */
+export const Shown = { No: 0, Match: 1, Ancestor: 2 } as const;
+
+/**
+ * Which nodes of `index.flat` a search shows (`Shown` per index): those whose name contains `query`
+ * (lower-cased) and every node on the way to one. `within`, the matches of a shorter query this one
+ * extends (ascending), narrows the scan. Each ancestor chain is walked only as far as the first
+ * node already marked as an ancestor, so a query matching everything still costs one pass.
+ */
+export function searchFlat(index: TreeIndex, query: string, within?: readonly number[]): { shown: Uint8Array; matches: number[] } {
+  const { lowers, parents } = index;
+  const shown = new Uint8Array(lowers.length);
+  const matches: number[] = [];
+  const visit = (i: number) => {
+    if (!lowers[i]?.includes(query)) return;
+    matches.push(i);
+    // Drawing order puts ancestors first, so a node visited now is not yet anyone's ancestor.
+    shown[i] = Shown.Match;
+    for (let at = parents[i] ?? -1; at >= 0; at = parents[at] ?? -1) {
+      const was = shown[at];
+      if (was === Shown.Ancestor) break;
+      shown[at] = Shown.Ancestor;
+      if (was === Shown.Match) break; // its own ancestors were marked when it matched
+    }
+  };
+  if (within) for (const i of within) visit(i);
+  else for (let i = 0; i < lowers.length; i++) visit(i);
+  return { shown, matches };
 }
 
 /** The locations from the top down to `locationId` (inclusive), in one tree. */
@@ -126,9 +262,9 @@ export function ancestorKeys(index: TreeIndex, ref: NodeRef): string[] {
 }
 
 
-/** Where `query` (lower-cased) matches `label`: [start, end), or undefined. */
-export function matchOf(label: string, query: string): readonly [number, number] | undefined {
+/** Where `query` (lower-cased) matches `label`: [start, end), or undefined. `lower` is the label lower-cased, when known. */
+export function matchOf(label: string, query: string, lower = label.toLocaleLowerCase()): readonly [number, number] | undefined {
   if (query === '') return undefined;
-  const at = label.toLocaleLowerCase().indexOf(query);
+  const at = lower.indexOf(query);
   return at < 0 ? undefined : [at, at + query.length];
 }

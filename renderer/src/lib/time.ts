@@ -53,7 +53,15 @@ export function formatDate(iso: string): string {
 }
 
 /** Full date and time, for tooltips. */
+/** Recent answers of formatDateTime: the rows and dots on screen format the same few times on every redraw. */
+const formatted = new Map<string, string>();
+
 export function formatDateTime(iso: string): string {
+  const known = formatted.get(iso);
+  if (known !== undefined) return known;
   const ms = toMs(iso);
-  return ms === null ? iso : dateTime.format(new Date(ms));
+  const text = ms === null ? iso : dateTime.format(new Date(ms));
+  if (formatted.size >= 1_000) formatted.clear();
+  formatted.set(iso, text);
+  return text;
 }

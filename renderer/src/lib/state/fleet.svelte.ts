@@ -1,15 +1,13 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { FleetBridge } from '../../../../common/bridge';
 import type { LivenessUpdate, TreePart } from '../../../../common/machines';
-import { ancestorKeys, indexTree, matchOf, nodeKey, parseKey, type FleetRow, type NodeRef, type TreeIndex } from '../fleet-index';
+import { ancestorKeys, byName, indexTree, matchOf, nodeKey, parseKey, searchFlat, type FleetRow, type NodeRef, type TreeIndex } from '../fleet-index';
+import { browseOrg, FleetRows, searchOrg, type OrgRows } from '../fleet-rows';
 
 export { ancestorKeys, indexTree, locationPath, nodeKey, parseKey, type FleetRow, type NodeKind, type NodeRef, type TreeIndex } from '../fleet-index';
 import type { Organization } from '../../../../common/orgs';
 import type { BridgeError } from '../../../../common/result';
 import type { IsoTime } from '../../../../common/schemas';
-
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-const byLabel = (a: { name: string }, b: { name: string }) => collator.compare(a.name, b.name);
 
 /** How long after the last change the expanded set is saved. */
 const SAVE_DELAY_MS = 500;
@@ -190,90 +188,60 @@ export class FleetStore {
   }
 
   /** The visible rows: everything under expanded nodes, or, while searching, the matches in context. */
-  rows = $derived.by((): FleetRow[] => {
+  rows = $derived.by((): FleetRows => {
     const query = this.#query.trim().toLocaleLowerCase();
-    return query === '' ? this.#browseRows() : this.#searchRows(query);
+    // One read of the reactive set, then plain lookups: tens of thousands of nodes ask it.
+    const expanded = new Set(this.expanded); // eslint-disable-line svelte/prefer-svelte-reactivity -- a snapshot read within this computation, never state
+    return new FleetRows(query === '' ? this.#browseRows(expanded) : this.#searchRows(expanded, query));
   });
 
-  #browseRows(): FleetRow[] {
-    const rows: FleetRow[] = [];
-    const orgs = [...this.orgs].sort(byLabel);
-    orgs.forEach((org, i) => {
+  #browseRows(expanded: ReadonlySet<string>): OrgRows[] {
+    const orgs = [...this.orgs].sort(byName);
+    return orgs.map((org, i) => {
       const ref: NodeRef = { kind: 'org', orgId: org.id, id: org.id };
       const key = nodeKey(ref);
       const index = this.#trees.get(org.id);
-      const open = this.expanded.has(key);
-      rows.push({ key, ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: open, posinset: i + 1, setsize: orgs.length, count: index?.tree.machines.length });
-      if (open && index) this.#locationRows(rows, index, org.id, '', key, 2, () => true);
-    });
-    return rows;
-  }
-
-  /** Rows under a location (or the top level, `parentId` ''): its sub-locations, then its machines. */
-  #locationRows(rows: FleetRow[], index: TreeIndex, orgId: string, parentId: string, parentKey: string, level: number, keep: (key: string) => boolean, forceOpen = false, query = ''): void {
-    const locations = [...(index.children.get(parentId) ?? [])].sort(byLabel);
-    const machines = parentId === '' ? [] : [...(index.machinesIn.get(parentId) ?? [])].sort(byLabel);
-    const siblings = [
-      ...locations.map((l) => ({ kind: 'location' as const, item: l })),
-      ...machines.map((m) => ({ kind: 'machine' as const, item: m })),
-    ].filter((s) => keep(nodeKey({ kind: s.kind, orgId, id: s.item.id })));
-    siblings.forEach((s, i) => {
-      const ref: NodeRef = { kind: s.kind, orgId, id: s.item.id };
-      const key = nodeKey(ref);
-      if (s.kind === 'location') {
-        const l = s.item;
-        const expandable = (index.children.get(l.id)?.length ?? 0) > 0 || (index.machinesIn.get(l.id)?.length ?? 0) > 0;
-        const open = expandable && (forceOpen || this.expanded.has(key));
-        rows.push({ key, ref, label: l.name, level, parentKey, expandable, expanded: open, posinset: i + 1, setsize: siblings.length, count: index.counts.get(l.id) ?? 0, shared: l.ownerOrgId !== orgId, match: matchOf(l.name, query) });
-        if (open) this.#locationRows(rows, index, orgId, l.id, key, level + 1, keep, forceOpen, query);
-      } else {
-        const m = s.item;
-        const open = this.expanded.has(key) || (forceOpen && m.parts.some((p) => keep(nodeKey({ kind: 'part', orgId, id: p.id }))));
-        rows.push({ key, ref, label: m.name, level, parentKey, expandable: m.parts.length > 0, expanded: open, posinset: i + 1, setsize: siblings.length, parts: m.parts, match: matchOf(m.name, query) });
-        if (open) {
-          const parts = m.parts.filter((p) => !forceOpen || this.expanded.has(key) || keep(nodeKey({ kind: 'part', orgId, id: p.id })));
-          parts.forEach((p, j) => {
-            const partRef: NodeRef = { kind: 'part', orgId, id: p.id };
-            rows.push({ key: nodeKey(partRef), ref: partRef, label: p.name, level: level + 1, parentKey: key, expandable: false, expanded: false, posinset: j + 1, setsize: parts.length, parts: [p], main: p.mainPart, match: matchOf(p.name, query) });
-          });
-        }
-      }
+      const row: FleetRow = { key, ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: expanded.has(key), posinset: i + 1, setsize: orgs.length, count: index?.tree.machines.length };
+      return browseOrg(row, index, expanded);
     });
   }
 
-  #searchRows(query: string): FleetRow[] {
-    const rows: FleetRow[] = [];
-    const orgs = [...this.orgs].sort(byLabel);
-    const shown: { org: Organization; keep: Set<string> }[] = [];
+  /** Per organization, the last search's matches: a query typed on from it only looks among them. */
+  readonly #lastSearch = new Map<string, { index: TreeIndex; query: string; matches: number[] }>(); // eslint-disable-line svelte/prefer-svelte-reactivity -- a memo of the rows computation, never read as state
+
+  #searchRows(expanded: ReadonlySet<string>, query: string): OrgRows[] {
+    const orgs = [...this.orgs].sort(byName);
+    const shown: { org: Organization; index?: TreeIndex; marks?: Uint8Array }[] = [];
+    let matches = 0;
     for (const org of orgs) {
-      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- built and read within one computation, never state
-      const keep = new Set<string>();
       const index = this.#trees.get(org.id);
-      const hit = (ref: NodeRef) => {
-        keep.add(nodeKey(ref));
-        if (index) for (const k of ancestorKeys(index, ref)) keep.add(k);
-      };
-      if (org.name.toLocaleLowerCase().includes(query)) keep.add(nodeKey({ kind: 'org', orgId: org.id, id: org.id }));
+      let marks: Uint8Array | undefined;
       if (index) {
-        for (const l of index.tree.locations) if (l.name.toLocaleLowerCase().includes(query)) hit({ kind: 'location', orgId: org.id, id: l.id });
-        for (const m of index.tree.machines) {
-          if (m.name.toLocaleLowerCase().includes(query)) hit({ kind: 'machine', orgId: org.id, id: m.id });
-          for (const p of m.parts) if (p.name.toLocaleLowerCase().includes(query)) hit({ kind: 'part', orgId: org.id, id: p.id });
-        }
+        const last = this.#lastSearch.get(org.id);
+        const within = last && last.index === index && query.includes(last.query) ? last.matches : undefined;
+        const found = searchFlat(index, query, within);
+        this.#lastSearch.set(org.id, { index, query, matches: found.matches });
+        matches += found.matches.length;
+        if (found.matches.length > 0) marks = found.shown;
       }
-      if (keep.size > 0) shown.push({ org, keep });
+      const named = org.name.toLocaleLowerCase().includes(query);
+      if (named) matches += 1;
+      if (marks || named) shown.push({ org, index, marks });
     }
-    shown.forEach(({ org, keep }, i) => {
+    this.#matches = matches;
+    return shown.map(({ org, index, marks }, i) => {
       const ref: NodeRef = { kind: 'org', orgId: org.id, id: org.id };
-      const key = nodeKey(ref);
-      const index = this.#trees.get(org.id);
-      rows.push({ key, ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: true, posinset: i + 1, setsize: shown.length, count: index?.tree.machines.length, match: matchOf(org.name, query) });
-      // In context: only the branches that lead to a match, opened.
-      if (index) this.#locationRows(rows, index, org.id, '', key, 2, (k) => keep.has(k), true, query);
+      const row: FleetRow = { key: nodeKey(ref), ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: true, posinset: i + 1, setsize: shown.length, count: index?.tree.machines.length, match: matchOf(org.name, query) };
+      return index && marks ? searchOrg(row, index, marks, expanded, query) : browseOrg({ ...row, expanded: false }, undefined, expanded);
     });
-    return rows;
   }
 
   /** How many nodes match the query (for the search box's status). */
-  matchCount = $derived.by(() => (this.#query.trim() === '' ? 0 : this.rows.filter((r) => r.match !== undefined).length));
+  matchCount = $derived.by(() => {
+    if (this.#query.trim() === '') return 0;
+    void this.rows; // counted while the rows were drawn
+    return this.#matches;
+  });
+  /** Nodes matching the current query, counted by the last computation of `rows` (not state: derived from it). */
+  #matches = 0;
 }

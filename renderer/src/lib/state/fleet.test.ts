@@ -41,7 +41,7 @@ function setup(saved: { expanded?: unknown; selected?: unknown } = {}) {
   return { transport, store };
 }
 
-const labels = (store: FleetStore) => store.rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label}`);
+const labels = (store: FleetStore) => [...store.rows].map((r) => `${'  '.repeat(r.level - 1)}${r.label}`);
 
 describe('FleetStore', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
@@ -59,11 +59,11 @@ describe('FleetStore', () => {
     store.setExpanded(nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }), true);
     // A shared location whose parent is not in this tree shows at the top level.
     expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', '        bot-1-main', '        bot-1-arm', 'Zeta']);
-    const site = store.rows.find((r) => r.label === 'Site')!;
+    const site = [...store.rows].find((r) => r.label === 'Site')!;
     expect(site).toMatchObject({ count: 1, posinset: 2, setsize: 2, expandable: true, expanded: true });
-    expect(store.rows.find((r) => r.label === 'Dock')).toMatchObject({ shared: true, count: 1 });
-    expect(store.rows.find((r) => r.label === 'Bay')).toMatchObject({ expandable: false, count: 0 });
-    expect(store.rows.find((r) => r.label === 'bot-1-main')).toMatchObject({ main: true, level: 5, parentKey: nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }) });
+    expect([...store.rows].find((r) => r.label === 'Dock')).toMatchObject({ shared: true, count: 1 });
+    expect([...store.rows].find((r) => r.label === 'Bay')).toMatchObject({ expandable: false, count: 0 });
+    expect([...store.rows].find((r) => r.label === 'bot-1-main')).toMatchObject({ main: true, level: 5, parentKey: nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }) });
   });
 
   test('remembers what is expanded per profile: restored on start, saved (debounced) on change', async () => {
@@ -91,7 +91,7 @@ describe('FleetStore', () => {
     expect(store.rows.at(-1)?.match).toEqual([6, 9]);
     expect(store.matchCount).toBe(1);
     store.query = 'nothing like it';
-    expect(store.rows).toEqual([]);
+    expect([...store.rows]).toEqual([]);
     store.query = '';
     expect(labels(store)).toEqual(['Acme', 'Zeta']);
   });

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * `node scripts/screenshot.mjs`: the README's screenshots, taken from the real app in browser mode
+ * on a first launch (the demo fleet): the fleet tree opened down to a live machine, light and dark.
+ * Needs a build (`npm run build`) and Chromium (CHROMIUM_PATH or /usr/bin/chromium); run it inside a
+ * keyring session (`dbus-run-session -- scripts/with-keyring.sh node scripts/screenshot.mjs`), or the
+ * app shows its no-keychain notice.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium } from '@playwright/test';
+
+const root = join(import.meta.dirname, '..');
+const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-desk-shot-'));
+const web = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), '--user-data-dir', userDataDir], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise((resolve) => createInterface({ input: web.stdout }).on('line', (line) => /(http:\/\/\S+)/.test(line) && resolve(/(http:\/\/\S+)/.exec(line)[1])));
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+try {
+  const row = (page, name) => page.getByRole('tree', { name: 'Fleet' }).getByRole('treeitem', { name: new RegExp(`^${name}(,|$)`) });
+  const open = async (page, name) => {
+    await row(page, name).click();
+    if ((await row(page, name).getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
+  };
+  // One page: the launch token in the URL is spent by its first use.
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })).newPage();
+  await page.goto(url);
+  await row(page, 'Acme Warehouse Robotics').waitFor();
+  await open(page, 'Acme Warehouse Robotics');
+  await open(page, 'Reno Fulfillment Center');
+  await open(page, 'Building A');
+  await open(page, 'Floor 1');
+  await open(page, 'Columbus DC');
+  // A machine that is live now (demo parts check in every few seconds), opened on its parts.
+  const live = page.getByRole('tree', { name: 'Fleet' }).getByRole('treeitem', { level: 5 }).filter({ has: page.getByRole('img', { name: 'Live', exact: true }) }).first();
+  await live.waitFor();
+  const name = await live.getAttribute('data-name');
+  await open(page, name);
+  await row(page, name).click();
+  await page.getByRole('main').getByRole('heading', { level: 1, name }).waitFor();
+  await page.waitForTimeout(1500);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(root, 'docs', scheme === 'light' ? 'screenshot.png' : 'screenshot-dark.png') });
+  }
+} finally {
+  await browser.close();
+  web.kill('SIGTERM');
+  await new Promise((resolve) => web.once('exit', resolve));
+  rmSync(userDataDir, { recursive: true, force: true });
+}
