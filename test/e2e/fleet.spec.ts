@@ -186,6 +186,40 @@ test('a public namespace is checked as it is typed and set once; search and the 
   await expect(u.item('forklift-001-mast')).toHaveAttribute('aria-selected', 'true');
 });
 
+test('share a location with another organization: its tree gains the location, marked shared, with its machines; who has access is listed; stop sharing takes it back', async ({ app }) => {
+  const { page } = app;
+  const u = ui(page);
+  const NORTHFIELD = 'Northfield Agri-Bots';
+  await open(page, NORTHFIELD);
+  await expect(u.item('Reno Fulfillment Center')).toHaveCount(0);
+  await open(page, ACME);
+  await u.item('Reno Fulfillment Center').click();
+  await expect(u.heading).toHaveText('Reno Fulfillment Center');
+  await u.action('Share…').click();
+  const dialog = page.getByRole('dialog', { name: 'Share Reno Fulfillment Center' });
+  await expect(dialog).toBeVisible();
+  await scan(page, 'share dialog');
+  await dialog.getByRole('option', { name: NORTHFIELD }).click();
+  await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByText(`Shared “Reno Fulfillment Center” with ${NORTHFIELD}.`)).toBeVisible();
+
+  // In Northfield's tree, the location is there, marked shared, with what is inside it.
+  const sharedRow = u.tree.getByRole('treeitem', { name: /^Reno Fulfillment Center, shared, 23 machines$/ });
+  await expect(sharedRow).toBeVisible();
+  await expect(sharedRow).toHaveAttribute('aria-level', '2');
+
+  await u.main.getByRole('button', { name: 'Show who has access' }).click();
+  const list = u.main.locator('ul.access');
+  await expect(list.getByRole('listitem')).toHaveText([/Acme Warehouse Robotics\s*owner/, new RegExp(`${NORTHFIELD}\\s*Stop sharing`)]);
+  await scan(page, 'location with access listed');
+  await list.getByRole('button', { name: 'Stop sharing' }).click();
+  await page.getByRole('dialog', { name: `Stop sharing with ${NORTHFIELD}?` }).getByRole('button', { name: 'Stop sharing' }).click();
+  await expect(page.getByText(`Stopped sharing “Reno Fulfillment Center” with ${NORTHFIELD}.`)).toBeVisible();
+  await expect(sharedRow).toHaveCount(0);
+  await expect(list.getByRole('listitem')).toHaveCount(1);
+});
+
 test("watch a demo part's dot go quiet and live again; offline, everything cached stays browsable and changes are disabled, saying why", async ({ app }) => {
   test.setTimeout(150_000);
   const { page } = app;
