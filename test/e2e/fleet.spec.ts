@@ -73,6 +73,19 @@ test('build a location under another, a machine and a second part; make it main,
   await expect(u.heading).toHaveText('e2e-bot');
   await expect(u.item('e2e-bot')).toBeVisible();
 
+  // A write the service refuses says why, and keeps what was typed.
+  await u.item('E2E Floor').click();
+  await u.action('New machine').click();
+  await u.dialog.getByLabel('Name').fill('e2e-bot');
+  await u.dialog.getByRole('button', { name: 'Create machine' }).click();
+  await expect(u.dialog).toContainText('names are unique within a location');
+  await expect(u.dialog.getByLabel('Name')).toHaveValue('e2e-bot');
+  await scan(page, 'refused write');
+  await u.dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(u.dialog).toHaveCount(0);
+  await u.item('e2e-bot').click();
+  await expect(u.heading).toHaveText('e2e-bot');
+
   await u.action('Add part').click();
   await submitDialog(page, 'e2e-bot-cam', 'Add part');
   await expect(u.heading).toHaveText('e2e-bot-cam');
