@@ -144,6 +144,10 @@ class Seeder {
   private serial = 0;
   /** How many parts besides the main one a machine gets (at most what its kind has). */
   extraParts: readonly [number, number] = [0, 3];
+  /** Whether simulated parts log (lines a minute drawn per part); off for the benchmark fleet. */
+  logs = true;
+  /** A stream of its own, so that log rates leave the rest of the demo fleet as it was. */
+  private readonly logRandom = prng(0x1095);
 
   constructor(db: Database.Database, now: Date) {
     this.now = now;
@@ -154,7 +158,7 @@ class Seeder {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertSecret = db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)');
-    this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s) VALUES (?, ?, ?, ?, ?)');
+    this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s, log_per_min) VALUES (?, ?, ?, ?, ?, ?)');
   }
 
   private pick<T>(items: readonly T[]): T {
@@ -218,8 +222,10 @@ class Seeder {
         JSON.stringify({ firmware: `${this.between(3, 5)}.${this.between(0, 9)}.${this.between(0, 20)}` }),
       );
       this.insertSecret.run(randomUUID(), partId, randomBytes(24).toString('base64url'), created);
-      if (own === 'steady') this.insertSimulation.run(partId, 'steady', this.between(2, 4), 1, this.between(0, 9));
-      if (own === 'flaky') this.insertSimulation.run(partId, 'flaky', 2, this.between(20, 60), phase);
+      // Log rates vary by part: a chatty main part, quieter extras, one in five silent.
+      const logPerMin = !this.logs || this.logRandom() < 0.2 ? 0 : Math.round(index === 0 ? 6 + this.logRandom() * 84 : 2 + this.logRandom() * 28);
+      if (own === 'steady') this.insertSimulation.run(partId, 'steady', this.between(2, 4), 1, this.between(0, 9), logPerMin);
+      if (own === 'flaky') this.insertSimulation.run(partId, 'flaky', 2, this.between(20, 60), phase, logPerMin);
     }
   }
 
@@ -294,6 +300,7 @@ export function seedDemoFleet(db: Database.Database, orgs: OrgStore, owner: Iden
     orgs.setMetadata(org.id, JSON.stringify(metadata));
     created.push(org);
     seeder.extraParts = name === 'Megafleet Logistics' ? [1, 3] : [0, 3];
+    seeder.logs = name !== 'Megafleet Logistics';
     // Machine numbers count per organization and kind: amr-001, amr-002, …
     locationIds.set(name, seeder.places(org.id, null, places, new Map()));
   }

@@ -48,6 +48,10 @@ export const Reason = {
   PAGE_SIZE_INVALID: 'PAGE_SIZE_INVALID',
   /** INVALID_ARGUMENT: a page token that is malformed, foreign, expired or from another request. */
   PAGE_TOKEN_INVALID: 'PAGE_TOKEN_INVALID',
+  /** INVALID_ARGUMENT: a log level other than DEBUG, INFO, WARN, ERROR. */
+  LOG_LEVEL_INVALID: 'LOG_LEVEL_INVALID',
+  /** INVALID_ARGUMENT: a time range whose start is after its end. */
+  TIME_RANGE_INVALID: 'TIME_RANGE_INVALID',
   /** INVALID_ARGUMENT: user-defined metadata over 64 KiB as JSON. */
   METADATA_TOO_LARGE: 'METADATA_TOO_LARGE',
   /** INVALID_ARGUMENT: the request bytes are not a message of the method's request type. */

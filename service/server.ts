@@ -1,3 +1,5 @@
+import { createLogHandlers } from './logs/handlers';
+import { LogStore } from './logs/store';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
@@ -123,6 +125,7 @@ function register(server: Server, db: Database.Database, ttl: number, log: (line
         ...createOrgHandlers(new OrgStore(db)),
         ...createLocationHandlers(locations, access, pages),
         ...createMachineHandlers(new MachineStore(db), locations, access, pages),
+        ...createLogHandlers(new LogStore(db), pages),
       },
     },
     guard,

@@ -8,6 +8,7 @@
  * operation adds a row here, not checks of its own.
  */
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
+import { logRequest } from '../logs/handlers';
 import { displayName, freeText, idList, metadataJson, optionalId, publicNamespace, requiredId } from '../validate';
 import type { Need, ResourceRef } from './access';
 
@@ -149,6 +150,7 @@ export const appRules: Rules<typeof AppServiceService> = {
   deleteRobot: { resource: (r) => robot(r.robotId), need: 'owner' },
   getRobotMetadata: { resource: (r) => robot(r.robotId), need: 'operator' },
   getRobotPartMetadata: { resource: (r) => part(r.robotPartId), need: 'operator' },
+  getRobotPartLogs: { validate: (r) => void logRequest(r), resource: (r) => part(r.robotPartId), need: 'operator' },
   updateRobotMetadata: { validate: (r) => (requiredId('robot_id', r.robotId), metadataJson('metadata', r.metadata)), resource: (r) => robot(r.robotId), need: 'owner' },
   updateRobotPartMetadata: { validate: (r) => (requiredId('robot_part_id', r.robotPartId), metadataJson('metadata', r.metadata)), resource: (r) => part(r.robotPartId), need: 'owner' },
   listMachineSummaries: {

@@ -7,13 +7,21 @@
  *   offset by `phase_s` so parts do not flip together — liveness visibly changes while you watch.
  * Parts without a row (all but the demo fleet's, and the demo's "quiet" ones) are never touched.
  * A check-in also clears `marked_for_restart`: a part that contacts the service has restarted.
+ * Live parts with a log rate (`log_per_min`) log like robots do (service/logs/simulated.ts); parts
+ * that are not live log nothing. The log's retention bound is applied once a minute.
  *
- * One UPDATE per second, whatever the fleet's size, decided in SQL.
+ * One UPDATE per second, whatever the fleet's size, decided in SQL, and one insert transaction.
  */
 import type Database from 'better-sqlite3';
+import { simulatedLines, type LoggingPart } from '../logs/simulated';
+import { LogStore } from '../logs/store';
 
 /** How often the simulation runs. */
 export const TICK_MS = 1_000;
+/** A part is live this long after it checked in (PROTOCOL.md section 6). */
+const LIVE_MS = 10_000;
+/** The log's retention bound is applied once a minute. */
+const PRUNE_EVERY_TICKS = 60;
 
 export interface Simulator {
   /** Run one tick for the instant `now` (tests drive it directly). Returns the parts that checked in. */
@@ -29,7 +37,21 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
          WHERE (@t + phase_s) % interval_s = 0
            AND (pattern = 'steady' OR ((@t + phase_s) / period_s) % 2 = 0))`,
   );
-  const tick = (now = new Date()) => checkIn.run({ now: now.toISOString(), t: Math.floor(now.getTime() / 1000) }).changes;
+  // Parts log while they are live (checked in within 10 s), each at its own rate.
+  const logging = db.prepare(
+    `SELECT s.part_id AS partId, p.name AS name, s.log_per_min AS perMin
+       FROM part_simulation s JOIN robot_parts p ON p.id = s.part_id
+      WHERE s.log_per_min > 0 AND p.last_access >= @since`,
+  );
+  const logs = new LogStore(db);
+  let ticks = 0;
+  const tick = (now = new Date()) => {
+    const checkedIn = checkIn.run({ now: now.toISOString(), t: Math.floor(now.getTime() / 1000) }).changes;
+    const lines = (logging.all({ since: new Date(now.getTime() - LIVE_MS).toISOString() }) as LoggingPart[]).flatMap((part) => simulatedLines(part, now));
+    if (lines.length > 0) logs.append(lines);
+    if (++ticks % PRUNE_EVERY_TICKS === 0) logs.prune(now.getTime() * 1000);
+    return checkedIn;
+  };
   let failing = false;
   const timer =
     options.autoStart === false

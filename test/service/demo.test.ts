@@ -72,6 +72,32 @@ describe('the demo fleet', () => {
     expect(flaky).toBeGreaterThan(0);
     sim.stop();
   });
+
+  it('logs like robots while live: each part at its own rate, every level, several sources, errors with a stack, a caller and fields; quiet parts log nothing', async () => {
+    const db = t.db();
+    db.prepare('DELETE FROM part_logs').run();
+    const sim = startSimulator(db, () => undefined, { autoStart: false });
+    const now = Date.now();
+    for (let s = 0; s < 60; s++) sim.tick(new Date(now + s * 1000));
+    sim.stop();
+    const perPart = db.prepare('SELECT part_id, count(*) AS n FROM part_logs GROUP BY part_id').all() as { part_id: string; n: number }[];
+    expect(perPart.length).toBeGreaterThan(20);
+    const counts = perPart.map((p) => p.n).sort((a, b) => a - b);
+    expect(counts.at(-1)! / counts[0]!).toBeGreaterThan(5); // rates differ widely
+    const levels = db.prepare('SELECT level, count(*) AS n FROM part_logs GROUP BY level').all() as { level: string; n: number }[];
+    expect(levels.map((l) => l.level).sort()).toEqual(['DEBUG', 'ERROR', 'INFO', 'WARN']);
+    expect(db.prepare('SELECT count(DISTINCT source) FROM part_logs').pluck().get()).toBeGreaterThanOrEqual(3);
+    const error = db.prepare("SELECT part_id FROM part_logs WHERE level = 'ERROR' LIMIT 1").pluck().get() as string;
+    const { logs } = await appCall(t, 'getRobotPartLogs', { robotPartId: error, logLevels: ['ERROR'], numLogEntries: 1 }, owner);
+    expect(logs[0]).toMatchObject({ level: 'ERROR', stack: expect.stringContaining('goroutine'), caller: { file: expect.any(String), line: expect.any(Number) }, fields: [expect.objectContaining({ component: expect.any(String) })] });
+    // Parts that are not live (quiet, never connected, or without a simulation) logged nothing.
+    const silentLogged = db
+      .prepare('SELECT count(*) FROM part_logs l JOIN robot_parts p ON p.id = l.part_id WHERE p.last_access IS NULL OR p.last_access < ?')
+      .pluck()
+      .get(new Date(now - 11_000).toISOString()) as number;
+    expect(silentLogged).toBe(0);
+    expect(db.prepare('SELECT count(*) FROM part_logs WHERE part_id NOT IN (SELECT part_id FROM part_simulation)').pluck().get()).toBe(0);
+  });
 });
 
 describe('--demo-machines', () => {

@@ -15,6 +15,7 @@ import { OrgStore, type ResourceType, type Role } from '../../service/orgs/store
 import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as locationsMessages from '../../proto/gen/fleet/app/v1/locations';
 import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
+import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import { DATABASE_FILE, startService, type RunningService, type ServiceOptions } from '../../service/server';
 
 /** A fresh temp directory; removed by the returned function. */
@@ -181,7 +182,7 @@ type UnaryNames = { [K in keyof AppServiceClient]: LastOverload<AppServiceClient
 export type RequestOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[0];
 export type ResponseOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[1];
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
 
 /**
  * Call AppService method `method` with a partial request (the rest takes proto3 defaults, as

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as locationsMessages from '../../proto/gen/fleet/app/v1/locations';
 import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
 import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
+import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { appRules } from '../../service/access/rules';
 import { appCall, ownerMetadata, startTestService, type TestService } from './helpers';
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages } as unknown as Record<string, { fromPartial(v: unknown): Record<string, unknown> }>;
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages } as unknown as Record<string, { fromPartial(v: unknown): Record<string, unknown> }>;
 
 const anyString = fc.oneof(
   fc.constant(''),
@@ -46,6 +47,8 @@ const anyStruct = fc.oneof(
 function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unknown> {
   if (name === 'metadata') return anyStruct;
   if (name === 'defaultFragments') return fc.option(fc.record({ fragments: fc.array(fc.record({ fragmentId: anyString, version: fc.option(anyString, { nil: undefined }) }), { maxLength: 3 }) }), { nil: undefined });
+  if (name === 'numLogEntries') return fc.option(anyNumber, { nil: undefined });
+  if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (typeof defaultValue === 'string') return anyString;
   if (typeof defaultValue === 'number') return anyNumber;
   if (Array.isArray(defaultValue)) return anyList;
@@ -56,6 +59,7 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
 const OPTIONAL_FIELDS: Record<string, readonly string[]> = {
   UpdateOrganizationRequest: ['name', 'publicNamespace', 'region', 'cid'],
   UpdateLocationRequest: ['name', 'parentLocationId', 'region'],
+  GetRobotPartLogsRequest: ['numLogEntries', 'start', 'end'],
 };
 
 function requestArbitrary(method: string): fc.Arbitrary<Record<string, unknown>> {

@@ -5,6 +5,7 @@ import { organizations } from './0003_organizations';
 import { apiKeyHashSecret } from './0004_api_key_hash_secret';
 import { locations } from './0005_locations';
 import { machines } from './0006_machines';
+import { logs } from './0007_logs';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs];

@@ -301,3 +301,40 @@ describe('0006 machines', () => {
     for (const table of ['robot_parts', 'part_secrets', 'part_simulation']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
   });
 });
+
+describe('0007 logs', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '44444444-4444-4444-8444-444444444444';
+  const PART = '55555555-5555-4555-8555-555555555555';
+  function withPart(): Database.Database {
+    const db = migratedTo(7);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-main', 1, 'x', ?, ?)").run(PART, ROBOT, LOC, NOW, NOW);
+    return db;
+  }
+  const entry = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db.prepare("INSERT INTO part_logs (part_id, time_us, level, message, caller, fields) VALUES (@part, 1, @level, 'm', @caller, @fields)").run({ part: PART, level: 'INFO', caller: null, fields: '[]', ...overrides });
+
+  it('creates a STRICT log table and a log rate on the simulation, which existing rows get as 0', () => {
+    const db = withPart();
+    expect(isStrict(db, 'part_logs')).toBe(true);
+    expect(Object.keys(columns(db, 'part_logs'))).toEqual(['id', 'part_id', 'time_us', 'level', 'source', 'host', 'message', 'caller', 'stack', 'fields']);
+    db.prepare("INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s) VALUES (?, 'steady', 2, 1, 0)").run(PART);
+    expect(db.prepare('SELECT log_per_min FROM part_simulation').pluck().get()).toBe(0);
+  });
+
+  it("refuses unknown levels, a caller that is no object, fields that are no array; removes a part's logs with it", () => {
+    const db = withPart();
+    entry(db);
+    expect(() => entry(db, { level: 'info' })).toThrow(/CHECK/);
+    expect(() => entry(db, { caller: '[1]' })).toThrow(/CHECK/);
+    expect(() => entry(db, { fields: '{}' })).toThrow(/CHECK/);
+    db.prepare("INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s, log_per_min) VALUES (?, 'steady', 2, 1, 0, 30)").run(PART);
+    expect(() => db.prepare('UPDATE part_simulation SET log_per_min = -1').run()).toThrow(/CHECK/);
+    db.prepare('DELETE FROM robot_parts WHERE id = ?').run(PART);
+    expect(db.prepare('SELECT count(*) FROM part_logs').pluck().get()).toBe(0);
+  });
+});
+

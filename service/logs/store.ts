@@ -1,0 +1,147 @@
+import type Database from 'better-sqlite3';
+import type { LogEntry } from '../../proto/gen/fleet/app/v1/logs';
+
+/** The levels a log entry has, in order of severity. */
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * How much log the service keeps: per part, the newest RETAIN_PER_PART entries, none older than
+ * RETAIN_DAYS. Pruned by {@link LogStore.prune} (the simulation calls it once a minute).
+ */
+export const RETAIN_PER_PART = 20_000;
+export const RETAIN_DAYS = 7;
+
+/** An entry to store. */
+export interface NewLogEntry {
+  readonly partId: string;
+  readonly timeUs: number;
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly source?: string;
+  readonly host?: string;
+  readonly caller?: Record<string, unknown> | null;
+  readonly stack?: string;
+  readonly fields?: readonly Record<string, unknown>[];
+}
+
+/** What GetRobotPartLogs asks for, validated. */
+export interface LogQuery {
+  readonly partId: string;
+  /** Substring of the message (case-sensitive), '' = any. */
+  readonly filter: string;
+  /** Empty = every level. */
+  readonly levels: readonly LogLevel[];
+  readonly source: string;
+  /** Inclusive bounds, epoch µs. */
+  readonly startUs: number | null;
+  readonly endUs: number | null;
+  /** Resume after this (time_us, id), newest first. */
+  readonly after: readonly [number, number] | null;
+  readonly limit: number;
+}
+
+interface Row {
+  id: number;
+  time_us: number;
+  level: string;
+  source: string;
+  host: string;
+  message: string;
+  caller: string | null;
+  stack: string;
+  fields: string;
+}
+
+/** A stored entry with its identity (for paging). */
+export interface StoredLogEntry {
+  readonly id: number;
+  readonly timeUs: number;
+  readonly entry: LogEntry;
+}
+
+export class LogStore {
+  readonly #insert: Database.Statement;
+  constructor(private readonly db: Database.Database) {
+    this.#insert = db.prepare(
+      'INSERT INTO part_logs (part_id, time_us, level, source, host, message, caller, stack, fields) VALUES (@partId, @timeUs, @level, @source, @host, @message, @caller, @stack, @fields)',
+    );
+  }
+
+  /** Stores entries in one transaction. */
+  append(entries: readonly NewLogEntry[]): void {
+    this.db.transaction(() => {
+      for (const e of entries) {
+        this.#insert.run({
+          partId: e.partId,
+          timeUs: e.timeUs,
+          level: e.level,
+          source: e.source ?? '',
+          host: e.host ?? '',
+          message: e.message,
+          caller: e.caller ? JSON.stringify(e.caller) : null,
+          stack: e.stack ?? '',
+          fields: JSON.stringify(e.fields ?? []),
+        });
+      }
+    })();
+  }
+
+  /** A part's entries matching `q`, newest first (time, then insertion order), at most `q.limit`. */
+  query(q: LogQuery): StoredLogEntry[] {
+    const where = ['part_id = @partId'];
+    const params: Record<string, unknown> = { partId: q.partId, limit: q.limit };
+    if (q.filter !== '') {
+      where.push('instr(message, @filter) > 0');
+      params.filter = q.filter;
+    }
+    if (q.levels.length > 0) {
+      where.push('level IN (SELECT value FROM json_each(@levels))');
+      params.levels = JSON.stringify(q.levels);
+    }
+    if (q.source !== '') {
+      where.push('source = @source');
+      params.source = q.source;
+    }
+    if (q.startUs !== null) {
+      where.push('time_us >= @startUs');
+      params.startUs = q.startUs;
+    }
+    if (q.endUs !== null) {
+      where.push('time_us <= @endUs');
+      params.endUs = q.endUs;
+    }
+    if (q.after) {
+      where.push('(time_us, id) < (@afterTime, @afterId)');
+      params.afterTime = q.after[0];
+      params.afterId = q.after[1];
+    }
+    const rows = this.db.prepare(`SELECT id, time_us, level, source, host, message, caller, stack, fields FROM part_logs WHERE ${where.join(' AND ')} ORDER BY time_us DESC, id DESC LIMIT @limit`).all(params) as Row[];
+    return rows.map((r) => ({ id: r.id, timeUs: r.time_us, entry: toEntry(r) }));
+  }
+
+  /** Drops what the retention bound no longer keeps; answers how many entries went. */
+  prune(nowUs: number): number {
+    const old = this.db.prepare('DELETE FROM part_logs WHERE time_us < ?').run(nowUs - RETAIN_DAYS * 86_400_000_000).changes;
+    const over = this.db
+      .prepare(
+        `DELETE FROM part_logs WHERE id IN (
+           SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY part_id ORDER BY time_us DESC, id DESC) AS n FROM part_logs) WHERE n > ?)`,
+      )
+      .run(RETAIN_PER_PART).changes;
+    return old + over;
+  }
+}
+
+function toEntry(r: Row): LogEntry {
+  return {
+    time: new Date(Math.floor(r.time_us / 1000)),
+    level: r.level,
+    message: r.message,
+    source: r.source,
+    host: r.host,
+    caller: r.caller === null ? undefined : (JSON.parse(r.caller) as Record<string, unknown>),
+    stack: r.stack,
+    fields: JSON.parse(r.fields) as Record<string, unknown>[],
+  };
+}
