@@ -1,0 +1,52 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrate } from '../db/migrate';
+import { serviceMigrations } from '../db/migrations';
+import { LogStore, RETAIN_DAYS, RETAIN_PER_PART, type NewLogEntry } from './store';
+
+const open: Database.Database[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) db.close();
+});
+
+const NOW = '2026-11-01T00:00:00.000Z';
+const ORG = '11111111-1111-4111-8111-111111111111';
+const LOC = '22222222-2222-4222-8222-222222222222';
+const ROBOT = '33333333-3333-4333-8333-333333333333';
+const P1 = '44444444-4444-4444-8444-444444444444';
+const P2 = '55555555-5555-4555-8555-555555555555';
+const NOW_US = Date.parse(NOW) * 1000;
+
+/** A database with two parts, P1 and P2. */
+function withParts(): Database.Database {
+  const db = new Database(':memory:');
+  open.push(db);
+  db.pragma('foreign_keys = ON');
+  migrate(db, serviceMigrations);
+  db.prepare("INSERT INTO organizations (id, name, created_on) VALUES (?, 'Org', ?)").run(ORG, NOW);
+  db.prepare("INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, 'Site', ?)").run(LOC, ORG, NOW);
+  db.prepare("INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, 'bot', ?)").run(ROBOT, LOC, NOW);
+  for (const [id, main] of [[P1, 1], [P2, 0]] as const) {
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, fqdn, created_on, last_updated) VALUES (?, ?, ?, ?, ?, 'x', ?, ?)").run(id, ROBOT, LOC, `bot-${main}`, main, NOW, NOW);
+  }
+  return db;
+}
+
+const lines = (partId: string, n: number, fromUs: number): NewLogEntry[] => Array.from({ length: n }, (_, i) => ({ partId, timeUs: fromUs + i, level: 'INFO', message: `line ${i}` }));
+
+describe('LogStore.prune', () => {
+  it(`keeps the newest ${RETAIN_PER_PART} entries of each part and none older than ${RETAIN_DAYS} days`, () => {
+    const db = withParts();
+    const logs = new LogStore(db);
+    logs.append(lines(P1, RETAIN_PER_PART + 5, NOW_US - 1_000_000));
+    logs.append(lines(P2, 10, NOW_US - (RETAIN_DAYS * 86_400 + 5) * 1_000_000)); // over a week old
+    logs.append(lines(P2, 3, NOW_US - 1_000_000));
+    expect(logs.prune(NOW_US)).toBe(5 + 10);
+    const count = (part: string) => db.prepare('SELECT count(*) FROM part_logs WHERE part_id = ?').pluck().get(part);
+    expect(count(P1)).toBe(RETAIN_PER_PART);
+    expect(count(P2)).toBe(3);
+    // The oldest went: what is left of P1 starts at its sixth line.
+    expect(db.prepare('SELECT message FROM part_logs WHERE part_id = ? ORDER BY time_us LIMIT 1').pluck().get(P1)).toBe('line 5');
+    expect(logs.prune(NOW_US)).toBe(0);
+  });
+});
