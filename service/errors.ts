@@ -48,6 +48,8 @@ export const Reason = {
   PAGE_SIZE_INVALID: 'PAGE_SIZE_INVALID',
   /** INVALID_ARGUMENT: a page token that is malformed, foreign, expired or from another request. */
   PAGE_TOKEN_INVALID: 'PAGE_TOKEN_INVALID',
+  /** UNAVAILABLE: the service is shutting down (a running stream ends with it; reconnect). */
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
   /** INVALID_ARGUMENT: a log level other than DEBUG, INFO, WARN, ERROR. */
   LOG_LEVEL_INVALID: 'LOG_LEVEL_INVALID',
   /** INVALID_ARGUMENT: a time range whose start is after its end. */

@@ -59,10 +59,38 @@ export type UnaryHandlers<D, Ctx> = {
   readonly [K in UnaryMethodNames<D>]?: D[K] extends UnaryShape<infer Req, infer Res> ? UnaryHandler<Req, Res, Ctx> : never;
 };
 
+/** Where a server-streaming handler sends its messages. */
+export interface ResponseStream<Res> {
+  /** Send one message; resolves when the transport takes more (a slow reader holds the writer back). */
+  write(message: Res): Promise<void>;
+  /** Aborted when the client cancels or goes away: the handler should return. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A server-streaming handler: write through `stream`; return to end the call OK, throw (a
+ * FleetError for expected endings) to end it with that status.
+ */
+export type StreamHandler<Req, Res, Ctx> = (request: Req, context: Ctx, stream: ResponseStream<Res>) => Promise<void>;
+
+interface ServerStreamShape<Req, Res> {
+  readonly requestStream: false;
+  readonly responseStream: true;
+  readonly requestDeserialize: (bytes: Buffer) => Req;
+  readonly responseSerialize: (value: Res) => Buffer;
+}
+
+type ServerStreamMethodNames<D> = { [K in keyof D]: D[K] extends ServerStreamShape<unknown, never> ? K : never }[keyof D];
+
+/** Handlers for some of the server-streaming methods of `D`. */
+export type StreamHandlers<D, Ctx> = {
+  readonly [K in ServerStreamMethodNames<D>]?: D[K] extends ServerStreamShape<infer Req, infer Res> ? StreamHandler<Req, Res, Ctx> : never;
+};
+
 /** The handlers of one service: `public` ones run without a token; `authenticated` ones only after the guard let the call in. */
 export interface ServiceHandlers<D> {
   readonly public?: UnaryHandlers<D, CallInfo>;
-  readonly authenticated?: UnaryHandlers<D, CallContext>;
+  readonly authenticated?: UnaryHandlers<D, CallContext> & StreamHandlers<D, CallContext>;
 }
 
 /** `/fleet.app.v1.AppService/GetLocation` → `AppService/GetLocation`, as people read it. */
@@ -72,7 +100,7 @@ export function methodLabel(path: string): string {
 }
 
 /** A handler with its message types erased, as stored by method name. */
-type ErasedHandlers<Ctx> = Readonly<Record<string, UnaryHandler<unknown, unknown, Ctx> | undefined>>;
+type ErasedHandlers<Ctx> = Readonly<Record<string, UnaryHandler<unknown, unknown, Ctx> | StreamHandler<unknown, unknown, Ctx> | undefined>>;
 
 /**
  * Add every method of `definition` to `server`. A method with a handler runs it; any other
@@ -106,16 +134,18 @@ export function addService<D extends ServiceDefinition>(
     const publicHandler = publicHandlers[name];
     const authHandler = authHandlers[name];
     if (publicHandler !== undefined) {
+      const handler = publicHandler as UnaryHandler<unknown, unknown, CallInfo>;
       implementation[name] = unary(label, log, async (request) => {
         if (request === MALFORMED) throw malformed(label);
-        return publicHandler(request, { method: label });
+        return handler(request, { method: label });
       });
     } else if (authHandler !== undefined) {
       const rule = rules[name] as { validate?: (r: unknown) => void; resource: (r: unknown) => Parameters<Access['require']>[1] | null; need: string; owningOrganizationOnly?: boolean } | undefined;
-      implementation[name] = unary(label, log, async (request, metadata) => {
+      /** The guard, then the permission table: the same for every kind of call. */
+      const admit = async (request: unknown, metadata: Metadata): Promise<CallContext> => {
         const caller = await guard(metadata);
         if (request === MALFORMED) throw malformed(label);
-        if (rule === undefined || authorization === undefined) return authHandler(request, { method: label, caller, grants: [], target: null });
+        if (rule === undefined || authorization === undefined) return { method: label, caller, grants: [], target: null };
         // The protocol's order: shape, then existence and visibility, then the role.
         rule.validate?.(request);
         const ref = rule.resource(request);
@@ -124,8 +154,15 @@ export function addService<D extends ServiceDefinition>(
           ref === null || rule.need === 'authenticated'
             ? null
             : authorization.access.require(caller.identity, ref, rule.need as 'sees' | 'operator' | 'owner', { grants, owningOrganizationOnly: rule.owningOrganizationOnly });
-        return authHandler(request, { method: label, caller, grants, target });
-      });
+        return { method: label, caller, grants, target };
+      };
+      if (method.responseStream && !method.requestStream) {
+        const handler = authHandler as StreamHandler<unknown, unknown, CallContext>;
+        implementation[name] = serverStream(label, log, async (request, metadata, stream) => handler(request, await admit(request, metadata), stream));
+      } else {
+        const handler = authHandler as UnaryHandler<unknown, unknown, CallContext>;
+        implementation[name] = unary(label, log, async (request, metadata) => handler(request, await admit(request, metadata)));
+      }
     } else {
       implementation[name] = unimplemented(label, method.requestStream, method.responseStream, guard, log);
     }
@@ -176,6 +213,46 @@ function unary(
       .then(
         (response) => callback(null, response),
         (error: unknown) => callback(toStatus(error, label, log)),
+      );
+  };
+}
+
+function serverStream(
+  label: string,
+  log: ErrorLog,
+  run: (request: unknown, metadata: Metadata, stream: ResponseStream<unknown>) => Promise<void>,
+): handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    call.on('close', () => controller.abort());
+    const stream: ResponseStream<unknown> = {
+      signal: controller.signal,
+      write: (message) =>
+        new Promise<void>((resolve) => {
+          if (controller.signal.aborted || call.write(message)) {
+            resolve();
+            return;
+          }
+          const done = () => {
+            call.off('drain', done);
+            controller.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          call.on('drain', done);
+          controller.signal.addEventListener('abort', done);
+        }),
+    };
+    Promise.resolve()
+      .then(() => run(call.request, call.metadata, stream))
+      .then(
+        () => {
+          if (!controller.signal.aborted) call.end();
+        },
+        (error: unknown) => {
+          // A writable call ends with the status of the error it is given.
+          if (!controller.signal.aborted) call.emit('error', toStatus(error, label, log));
+        },
       );
   };
 }

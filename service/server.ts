@@ -1,4 +1,5 @@
 import { createLogHandlers } from './logs/handlers';
+import { LogFeed } from './logs/feed';
 import { LogStore } from './logs/store';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   readonly tokenTtlSeconds?: number;
   /** How long close() waits for calls in flight; default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
   readonly shutdownTimeoutMs?: number;
+  /** (Tests) how often a log tail checks that its key and part still exist; default 10 s. */
+  readonly tailCheckMs?: number;
   /** Where log lines go; default stderr. Never given keys or tokens. */
   readonly log?: (line: string) => void;
 }
@@ -86,19 +89,24 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const { from, to } = migrate(db, serviceMigrations);
     if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
     const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, log });
-    register(server, db, ttl, log);
+    const streams = new AbortController();
+    const feed = register(server, db, ttl, log, streams.signal, options.tailCheckMs);
     const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true });
     const port = await bind(server, options.listen);
     const address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
     log(`serving on ${address} (data dir ${options.dataDir})`);
 
     let closing: Promise<void> | undefined;
-    const close = () =>
-      (closing ??= shutdown(server, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS).then(() => {
+    const close = () => {
+      // Streams have no end of their own: end them (UNAVAILABLE, reconnect) so the shutdown can finish.
+      streams.abort();
+      return (closing ??= shutdown(server, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS).then(() => {
+        feed.stop();
         simulator.stop();
         db.close();
         log('stopped');
       }));
+    };
     return { address, bootstrap, close };
   } catch (e) {
     server.forceShutdown();
@@ -108,7 +116,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 }
 
 /** Every service of the wire contract, plus the standard health and reflection services. */
-function register(server: Server, db: Database.Database, ttl: number, log: (line: string) => void): void {
+function register(server: Server, db: Database.Database, ttl: number, log: (line: string) => void, closing: AbortSignal, tailCheckMs?: number): LogFeed {
   const keys = new ApiKeyStore(db);
   const signingSecret = loadSigningSecret(db);
   const tokens = new TokenService(signingSecret, ttl);
@@ -116,6 +124,8 @@ function register(server: Server, db: Database.Database, ttl: number, log: (line
   const access = new Access(db);
   const pages = new PageTokens(signingSecret);
   const locations = new LocationStore(db);
+  const logs = new LogStore(db);
+  const feed = new LogFeed(logs, log);
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
   addService(
     server,
@@ -125,7 +135,7 @@ function register(server: Server, db: Database.Database, ttl: number, log: (line
         ...createOrgHandlers(new OrgStore(db)),
         ...createLocationHandlers(locations, access, pages),
         ...createMachineHandlers(new MachineStore(db), locations, access, pages),
-        ...createLogHandlers(new LogStore(db), pages),
+        ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
       },
     },
     guard,
@@ -136,6 +146,7 @@ function register(server: Server, db: Database.Database, ttl: number, log: (line
   // Health and reflection need no token, like their usual deployments: probes and tools such as
   // grpcurl, `buf curl` and grpc_health_probe use them before they have any credentials.
   addHealthAndReflection(server);
+  return feed;
 }
 
 function bind(server: Server, listen: string): Promise<number> {

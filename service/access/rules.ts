@@ -151,6 +151,7 @@ export const appRules: Rules<typeof AppServiceService> = {
   getRobotMetadata: { resource: (r) => robot(r.robotId), need: 'operator' },
   getRobotPartMetadata: { resource: (r) => part(r.robotPartId), need: 'operator' },
   getRobotPartLogs: { validate: (r) => void logRequest(r), resource: (r) => part(r.robotPartId), need: 'operator' },
+  tailRobotPartLogs: { resource: (r) => part(r.robotPartId), need: 'operator' },
   updateRobotMetadata: { validate: (r) => (requiredId('robot_id', r.robotId), metadataJson('metadata', r.metadata)), resource: (r) => robot(r.robotId), need: 'owner' },
   updateRobotPartMetadata: { validate: (r) => (requiredId('robot_part_id', r.robotPartId), metadataJson('metadata', r.metadata)), resource: (r) => part(r.robotPartId), need: 'owner' },
   listMachineSummaries: {

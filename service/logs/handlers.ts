@@ -1,9 +1,11 @@
+import { status } from '@grpc/grpc-js';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import type { GetRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
+import type { GetRobotPartLogsRequest, LogEntry } from '../../proto/gen/fleet/app/v1/logs';
 import type { PartTarget } from '../access/access';
-import { invalidArgument, Reason } from '../errors';
+import { FleetError, invalidArgument, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
-import type { CallContext, UnaryHandlers } from '../rpc';
+import type { CallContext, StreamHandlers, UnaryHandlers } from '../rpc';
+import type { LogFeed } from './feed';
 import { LOG_LEVELS, type LogLevel, type LogStore } from './store';
 
 /** `num_log_entries` when absent (PROTOCOL.md section 6). */
@@ -29,9 +31,86 @@ function partOf(ctx: CallContext): PartTarget {
   return ctx.target;
 }
 
+/** A tail buffers at most this many matching entries for a slow reader; older ones are dropped and counted. */
+export const TAIL_BUFFER = 1000;
+/** Most entries per message of a tail. */
+const TAIL_BATCH = 500;
+/** How often a tail checks that its key and its part still exist (PROTOCOL.md: within 60 s). */
+export const TAIL_CHECK_MS = 10_000;
+
+export interface TailOptions {
+  readonly feed: LogFeed;
+  /** Whether the caller's API key still exists. */
+  readonly keyActive: (keyId: string) => boolean;
+  /** Aborted when the service shuts down: tails end with UNAVAILABLE. */
+  readonly closing: AbortSignal;
+  readonly checkMs?: number;
+}
+
 /** AppService's log calls. Permissions are checked by the rule table before these run. */
-export function createLogHandlers(logs: LogStore, tokens: PageTokens): Pick<UnaryHandlers<AppServiceService, CallContext>, 'getRobotPartLogs'> {
+export function createLogHandlers(
+  logs: LogStore,
+  tokens: PageTokens,
+  tail: TailOptions,
+): Pick<UnaryHandlers<AppServiceService, CallContext>, 'getRobotPartLogs'> & Pick<StreamHandlers<AppServiceService, CallContext>, 'tailRobotPartLogs'> {
   return {
+    async tailRobotPartLogs(request, ctx, stream) {
+      const part = partOf(ctx);
+      // Absent errors_only means true (the spec's default): only ERROR entries.
+      const errorsOnly = request.errorsOnly ?? true;
+      const filter = request.filter;
+      const buffer: LogEntry[] = [];
+      let dropped = 0;
+      let ending: FleetError | null = null;
+      let wake: (() => void) | null = null;
+      const nudge = () => {
+        const w = wake;
+        wake = null;
+        w?.();
+      };
+      const unsubscribe = tail.feed.subscribe(part.id, (entries) => {
+        for (const { entry } of entries) {
+          if (errorsOnly && entry.level !== 'ERROR') continue;
+          if (filter !== '' && !entry.message.includes(filter)) continue;
+          buffer.push(entry);
+        }
+        // A reader that falls behind loses the oldest entries, and is told how many.
+        if (buffer.length > TAIL_BUFFER) dropped += buffer.splice(0, buffer.length - TAIL_BUFFER).length;
+        nudge();
+      });
+      const check = setInterval(() => {
+        if (!tail.keyActive(ctx.caller.keyId)) ending = new FleetError(status.UNAUTHENTICATED, Reason.API_KEY_DELETED, 'the API key this stream was opened with has been deleted');
+        else if (!logs.partExists(part.id)) ending = new FleetError(status.NOT_FOUND, Reason.ROBOT_PART_NOT_FOUND, `robot part ${part.id} was deleted`);
+        if (ending) nudge();
+      }, tail.checkMs ?? TAIL_CHECK_MS);
+      const onClosing = () => {
+        ending = new FleetError(status.UNAVAILABLE, Reason.SHUTTING_DOWN, 'the service is shutting down; reconnect and fill the gap with GetRobotPartLogs');
+        nudge();
+      };
+      tail.closing.addEventListener('abort', onClosing);
+      if (tail.closing.aborted) onClosing();
+      stream.signal.addEventListener('abort', nudge);
+      try {
+        for (;;) {
+          if (stream.signal.aborted) return;
+          if (ending) throw ending;
+          if (buffer.length === 0) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            continue;
+          }
+          const logs = buffer.splice(0, TAIL_BATCH);
+          const lost = dropped;
+          dropped = 0;
+          await stream.write({ logs, dropped: lost });
+        }
+      } finally {
+        unsubscribe();
+        clearInterval(check);
+        tail.closing.removeEventListener('abort', onClosing);
+        stream.signal.removeEventListener('abort', nudge);
+      }
+    },
+
     async getRobotPartLogs(request, ctx) {
       const part = partOf(ctx);
       const { levels, cap, startUs, endUs, limit } = logRequest(request);

@@ -120,6 +120,22 @@ export class LogStore {
     return rows.map((r) => ({ id: r.id, timeUs: r.time_us, entry: toEntry(r) }));
   }
 
+  /** Whether the part still exists (a tail of a deleted part ends). */
+  partExists(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM robot_parts WHERE id = ?').pluck().get(id) !== undefined;
+  }
+
+  /** The id of the newest entry stored (0 when none): a feed starts after it. */
+  latestId(): number {
+    return (this.db.prepare('SELECT max(id) FROM part_logs').pluck().get() as number | null) ?? 0;
+  }
+
+  /** Entries stored after entry `id`, of every part, in the order they were stored. */
+  after(id: number, limit: number): (StoredLogEntry & { readonly partId: string })[] {
+    const rows = this.db.prepare('SELECT id, part_id, time_us, level, source, host, message, caller, stack, fields FROM part_logs WHERE id > ? ORDER BY id LIMIT ?').all(id, limit) as (Row & { part_id: string })[];
+    return rows.map((r) => ({ id: r.id, partId: r.part_id, timeUs: r.time_us, entry: toEntry(r) }));
+  }
+
   /** Drops what the retention bound no longer keeps; answers how many entries went. */
   prune(nowUs: number): number {
     const old = this.db.prepare('DELETE FROM part_logs WHERE time_us < ?').run(nowUs - RETAIN_DAYS * 86_400_000_000).changes;

@@ -3,10 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, credentials, Metadata, type CallOptions, type ServiceError, type status } from '@grpc/grpc-js';
+import { Client, credentials, Metadata, status as grpcStatus, type CallOptions, type ClientReadableStream, type ServiceError, type status } from '@grpc/grpc-js';
 import type Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
+import { AppServiceClient, AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { ApiKeyStore } from '../../service/auth/keys';
 import { openDatabase } from '../../service/db/open';
@@ -192,8 +192,41 @@ export function appCall<K extends UnaryNames>(t: TestService, method: K, request
   const name = `${method.charAt(0).toUpperCase()}${method.slice(1)}Request`;
   const message = messages[name];
   if (message === undefined) throw new Error(`no message ${name} in the generated code`);
+  if ((AppServiceService as Record<string, { responseStream: boolean }>)[method]?.responseStream) {
+    return streamAdmitted(openStream(t, method, message.fromPartial(request), metadata)) as Promise<ResponseOfMethod<K>>;
+  }
   const bound = (t.app[method] as unknown as (...args: unknown[]) => unknown).bind(t.app) as Parameters<typeof call<unknown, ResponseOfMethod<K>>>[0];
   return call(bound, message.fromPartial(request), metadata);
+}
+
+/** Open AppService server-streaming method `method` (e.g. `tailRobotPartLogs`). */
+export function openStream(t: TestService, method: string, request: unknown, metadata: Metadata): ClientReadableStream<unknown> {
+  const fn = (t.app as unknown as Record<string, (request: unknown, metadata: Metadata) => ClientReadableStream<unknown>>)[method]!;
+  return fn.call(t.app, request, metadata);
+}
+
+/**
+ * How a stream's opening went, as a unary call would say it: rejects with the status the service
+ * ended it with at once (refused before streaming), resolves with the messages of the first
+ * `openMs` if it was let in (then cancels it).
+ */
+export function streamAdmitted(stream: ClientReadableStream<unknown>, openMs = 300): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const received: unknown[] = [];
+    const timer = setTimeout(() => {
+      resolve(received);
+      stream.cancel();
+    }, openMs);
+    stream.on('data', (m: unknown) => received.push(m));
+    stream.on('error', (e: ServiceError) => {
+      clearTimeout(timer);
+      if (e.code !== grpcStatus.CANCELLED) reject(e);
+    });
+    stream.on('end', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+  });
 }
 
 /** An API key holding `grants`, created straight in the store (the API-key operations are not built yet), and its metadata. */

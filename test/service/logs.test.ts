@@ -2,27 +2,32 @@
 // the first N or all), newest first, filter (substring of the message), levels, source, time range,
 // limit/page_token paging under the total cap, and every error PROTOCOL.md lists. Entries are
 // written with the service's own LogStore on a second connection, as the simulation writes them.
-import type { Metadata } from '@grpc/grpc-js';
+import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
+import { ApiKeyStore } from '../../service/auth/keys';
+import { TAIL_BUFFER } from '../../service/logs/handlers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogStore, type LogLevel, type NewLogEntry } from '../../service/logs/store';
-import { appCall, expectError, ownerMetadata, startTestService, type TestService } from './helpers';
+import { appCall, expectError, openStream, ownerMetadata, scopedKey, startTestService, streamAdmitted, type TestService } from './helpers';
+import type { TailRobotPartLogsResponse } from '../../proto/gen/fleet/app/v1/logs';
 
 let t: TestService;
 let owner: Metadata;
 let partId: string;
 let quietPartId: string;
+let orgId: string;
+let robotId: string;
 const T0 = Date.parse('2026-11-01T00:00:00.000Z') * 1000;
 const LEVELS: LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 /** 250 entries, one a second: every 4th an ERROR…, sources alternating, "motor" in every 10th. */
 const entries: NewLogEntry[] = [];
 
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({ tailCheckMs: 200 });
   owner = await ownerMetadata(t);
-  const orgId = (await appCall(t, 'createOrganization', { name: 'Logs Co' }, owner)).organization!.id;
+  orgId = (await appCall(t, 'createOrganization', { name: 'Logs Co' }, owner)).organization!.id;
   const locationId = (await appCall(t, 'createLocation', { orgId, name: 'Site' }, owner)).location!.id;
-  const robotId = (await appCall(t, 'newRobot', { name: 'bot', locationId }, owner)).id;
+  robotId = (await appCall(t, 'newRobot', { name: 'bot', locationId }, owner)).id;
   const quietId = (await appCall(t, 'newRobot', { name: 'quiet', locationId }, owner)).id;
   partId = (await appCall(t, 'getRobotParts', { robotId }, owner)).parts[0]!.id;
   quietPartId = (await appCall(t, 'getRobotParts', { robotId: quietId }, owner)).parts[0]!.id;
@@ -39,9 +44,7 @@ beforeAll(async () => {
       fields: i % 5 === 0 ? [{ attempt: i }] : [],
     });
   }
-  const db = t.db();
-  new LogStore(db).append(entries);
-  db.close();
+  new LogStore(t.db()).append(entries);
 });
 afterAll(async () => {
   await t.stop();
@@ -117,3 +120,116 @@ describe('GetRobotPartLogs', () => {
     await expectError(get({ numLogEntries: 0, limit: 10, filter: 'tick', pageToken: first.nextPageToken }), { code: status.INVALID_ARGUMENT, reason: 'PAGE_TOKEN_INVALID' });
   });
 });
+
+/** Store entries for `part` now, as the simulation would (another connection to the database). */
+function store(part: string, items: { level: LogLevel; message: string }[]): void {
+  const now = Date.now() * 1000;
+  new LogStore(t.db()).append(items.map((e, i) => ({ partId: part, timeUs: now + i, level: e.level, message: e.message, source: 'test' })));
+}
+
+/** A tail, collecting what it receives and how it ended. */
+function tail(request: Record<string, unknown>, metadata = owner, on?: TestService) {
+  const stream = openStream(on ?? t, 'tailRobotPartLogs', { robotPartId: partId, filter: '', ...request }, metadata) as ClientReadableStream<TailRobotPartLogsResponse>;
+  const received: TailRobotPartLogsResponse[] = [];
+  stream.on('data', (m: TailRobotPartLogsResponse) => received.push(m));
+  const ended = new Promise<ServiceError | 'end'>((resolve) => {
+    stream.on('error', (e: ServiceError) => resolve(e));
+    stream.on('end', () => resolve('end'));
+  });
+  const messages = () => received.flatMap((m) => m.logs.map((l) => l.message));
+  return { stream, received, ended, messages };
+}
+
+const until = async (what: () => boolean, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('TailRobotPartLogs', () => {
+  it('streams only entries stored after it started, oldest first; errors only unless errors_only is false; the filter applies', async () => {
+    store(partId, [{ level: 'ERROR', message: 'before the tail' }]);
+    const errors = tail({});
+    const everything = tail({ errorsOnly: false });
+    const filtered = tail({ errorsOnly: false, filter: 'motor' });
+    await new Promise((r) => setTimeout(r, 300));
+    store(partId, [
+      { level: 'INFO', message: 'info one' },
+      { level: 'ERROR', message: 'motor error one' },
+      { level: 'WARN', message: 'motor warn' },
+      { level: 'ERROR', message: 'error two' },
+    ]);
+    store(quietPartId, [{ level: 'ERROR', message: 'another part' }]);
+    await until(() => errors.messages().length >= 2 && everything.messages().length >= 4 && filtered.messages().length >= 2);
+    expect(errors.messages()).toEqual(['motor error one', 'error two']);
+    expect(everything.messages()).toEqual(['info one', 'motor error one', 'motor warn', 'error two']);
+    expect(filtered.messages()).toEqual(['motor error one', 'motor warn']);
+    expect(everything.received.every((m) => Number(m.dropped) === 0)).toBe(true);
+    for (const x of [errors, everything, filtered]) x.stream.cancel();
+    for (const x of [errors, everything, filtered]) expect(((await x.ended) as ServiceError).code).toBe(status.CANCELLED);
+    // The service keeps serving.
+    expect((await get({ numLogEntries: 1 })).logs).toHaveLength(1);
+  });
+
+  it('is refused before streaming for an unknown part, an empty id, or a caller without a role on the machine', async () => {
+    await expectError(streamAdmitted(openStream(t, 'tailRobotPartLogs', { robotPartId: 'no-such-part' }, owner)), { code: status.NOT_FOUND, reason: 'ROBOT_PART_NOT_FOUND' });
+    await expectError(streamAdmitted(openStream(t, 'tailRobotPartLogs', { robotPartId: '' }, owner)), { code: status.INVALID_ARGUMENT, reason: 'REQUIRED_FIELD_MISSING' });
+    const other = await appCall(t, 'createOrganization', { name: 'Elsewhere' }, owner);
+    const outsider = await scopedKey(t, [{ resourceType: 'organization', resourceId: other.organization!.id, role: 'owner', organizationId: other.organization!.id }]);
+    await expectError(streamAdmitted(openStream(t, 'tailRobotPartLogs', { robotPartId: partId }, outsider.metadata)), { code: status.NOT_FOUND });
+  });
+
+  it('ends with UNAUTHENTICATED (API_KEY_DELETED) when its key is deleted, and with NOT_FOUND when its part is', async () => {
+    const key = await scopedKey(t, [{ resourceType: 'robot', resourceId: robotId, role: 'operator', organizationId: orgId }]);
+    const keyed = tail({}, key.metadata);
+    await new Promise((r) => setTimeout(r, 200));
+    new ApiKeyStore(t.db()).delete(key.keyId);
+    const ended = (await keyed.ended) as ServiceError;
+    expect(ended.code).toBe(status.UNAUTHENTICATED);
+    expect(ended.metadata.get('fleet-error-reason')).toEqual(['API_KEY_DELETED']);
+
+    const extra = (await appCall(t, 'newRobotPart', { robotId, partName: 'bot-doomed' }, owner)).partId;
+    const doomed = tail({ robotPartId: extra });
+    await new Promise((r) => setTimeout(r, 200));
+    await appCall(t, 'deleteRobotPart', { robotPartId: extra }, owner);
+    expect(((await doomed.ended) as ServiceError).code).toBe(status.NOT_FOUND);
+  });
+
+  it(`keeps at most ${TAIL_BUFFER} entries for a reader that does not keep up, and says how many it dropped`, async () => {
+    const slow = tail({ errorsOnly: false, filter: 'flood' });
+    slow.stream.pause();
+    await new Promise((r) => setTimeout(r, 300));
+    const total = 30_000;
+    const padding = 'x'.repeat(1000);
+    for (let i = 0; i < total; i += 5_000) store(partId, Array.from({ length: 5_000 }, (_, j) => ({ level: 'INFO' as const, message: `flood ${i + j} ${padding}` })));
+    await new Promise((r) => setTimeout(r, 1_500));
+    slow.stream.resume();
+    const count = () => slow.messages().length + slow.received.reduce((sum, m) => sum + Number(m.dropped), 0);
+    await until(() => count() >= total, 15_000);
+    const dropped = slow.received.reduce((sum, m) => sum + Number(m.dropped), 0);
+    expect(dropped).toBeGreaterThan(0);
+    expect(count()).toBe(total);
+    // What arrived is in order, with the gaps where entries were dropped.
+    const numbers = slow.messages().map((m) => Number(m.split(' ')[1]));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    slow.stream.cancel();
+  }, 30_000);
+
+  it('ends with UNAVAILABLE when the service shuts down', async () => {
+    const other = await startTestService();
+    const md = await ownerMetadata(other);
+    const org = (await appCall(other, 'createOrganization', { name: 'Shutdown Co' }, md)).organization!.id;
+    const loc = (await appCall(other, 'createLocation', { orgId: org, name: 'Site' }, md)).location!.id;
+    const robot = (await appCall(other, 'newRobot', { name: 'bot', locationId: loc }, md)).id;
+    const part = (await appCall(other, 'getRobotParts', { robotId: robot }, md)).parts[0]!.id;
+    const open = tail({ robotPartId: part }, md, other);
+    await new Promise((r) => setTimeout(r, 200));
+    const stopping = other.stop();
+    const ended = (await open.ended) as ServiceError;
+    expect(ended.code).toBe(status.UNAVAILABLE);
+    await stopping;
+  });
+});
+

@@ -48,6 +48,7 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'metadata') return anyStruct;
   if (name === 'defaultFragments') return fc.option(fc.record({ fragments: fc.array(fc.record({ fragmentId: anyString, version: fc.option(anyString, { nil: undefined }) }), { maxLength: 3 }) }), { nil: undefined });
   if (name === 'numLogEntries') return fc.option(anyNumber, { nil: undefined });
+  if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (typeof defaultValue === 'string') return anyString;
   if (typeof defaultValue === 'number') return anyNumber;
@@ -60,6 +61,7 @@ const OPTIONAL_FIELDS: Record<string, readonly string[]> = {
   UpdateOrganizationRequest: ['name', 'publicNamespace', 'region', 'cid'],
   UpdateLocationRequest: ['name', 'parentLocationId', 'region'],
   GetRobotPartLogsRequest: ['numLogEntries', 'start', 'end'],
+  TailRobotPartLogsRequest: ['errorsOnly'],
 };
 
 function requestArbitrary(method: string): fc.Arbitrary<Record<string, unknown>> {

@@ -72,8 +72,9 @@ const CASES: Case[] = [
   { method: 'getRobotMetadata', level: 'robot', need: 'operator', request: (w) => ({ robotId: w.robotId }) },
   { method: 'updateRobotMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId, metadata: { b: 2 } }) },
   { method: 'getRobotPartMetadata', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
-  // read_robot_logs: what an operator of the machine may do.
+  // read_robot_logs: what an operator of the machine may do (the tail is let in, or refused before streaming).
   { method: 'getRobotPartLogs', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
+  { method: 'tailRobotPartLogs', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
   { method: 'updateRobotPartMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, metadata: { c: 3 } }) },
   { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
 ];
@@ -170,8 +171,8 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 36 operations of the fleet and GetRobotPartLogs, which are every operation in the permission table', () => {
+it('covers the 36 operations of the fleet and the two of logs, which are every operation in the permission table', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(37);
+  expect(covered.size).toBe(38);
   expect([...covered].sort()).toEqual(Object.keys(appRules).sort());
 });
