@@ -62,6 +62,8 @@ export function createLogHandlers(
       const buffer: LogEntry[] = [];
       let dropped = 0;
       let ending: FleetError | null = null;
+      /** A write is waiting for the reader (its flow-control window is full). */
+      let blocked = false;
       let wake: (() => void) | null = null;
       const nudge = () => {
         const w = wake;
@@ -74,8 +76,9 @@ export function createLogHandlers(
           if (filter !== '' && !entry.message.includes(filter)) continue;
           buffer.push(entry);
         }
-        // A reader that falls behind loses the oldest entries, and is told how many.
-        if (buffer.length > TAIL_BUFFER) dropped += buffer.splice(0, buffer.length - TAIL_BUFFER).length;
+        // A reader that falls behind (a write waiting for it) loses the oldest entries beyond the
+        // bound, and is told how many; one that keeps up gets every entry, however bursty.
+        if (blocked && buffer.length > TAIL_BUFFER) dropped += buffer.splice(0, buffer.length - TAIL_BUFFER).length;
         nudge();
       });
       const check = setInterval(() => {
@@ -101,7 +104,9 @@ export function createLogHandlers(
           const logs = buffer.splice(0, TAIL_BATCH);
           const lost = dropped;
           dropped = 0;
+          blocked = true;
           await stream.write({ logs, dropped: lost });
+          blocked = false;
         }
       } finally {
         unsubscribe();

@@ -217,6 +217,23 @@ describe('TailRobotPartLogs', () => {
     slow.stream.cancel();
   }, 30_000);
 
+  it('serves 200 tails at once: each receives every entry once, in order, none fails, and the service serves on after they are cancelled', async () => {
+    const tails = Array.from({ length: 200 }, () => tail({ errorsOnly: false, filter: 'crowd' }));
+    await new Promise((r) => setTimeout(r, 500));
+    for (let round = 0; round < 10; round++) store(partId, Array.from({ length: 500 }, (_, i) => ({ level: 'INFO' as const, message: `crowd ${round * 500 + i}` })));
+    const expected = Array.from({ length: 5_000 }, (_, i) => `crowd ${i}`);
+    await until(() => tails.every((x) => x.messages().length >= 5_000), 20_000);
+    for (const x of tails) {
+      expect(x.messages()).toEqual(expected);
+      expect(x.received.every((m) => Number(m.dropped) === 0)).toBe(true);
+    }
+    for (const x of tails) x.stream.cancel();
+    const endings = await Promise.all(tails.map((x) => x.ended));
+    expect(endings.every((e) => e !== 'end' && e.code === status.CANCELLED)).toBe(true);
+    // The service still answers, and no tail is left behind in it.
+    expect((await get({ numLogEntries: 1 })).logs).toHaveLength(1);
+  }, 40_000);
+
   it('ends with UNAVAILABLE when the service shuts down', async () => {
     const other = await startTestService();
     const md = await ownerMetadata(other);
