@@ -5,12 +5,13 @@ import { parseArgs } from 'node:util';
 import { credentialsJson } from './bootstrap';
 import { startService, type RunningService, type ServiceOptions } from './server';
 
-const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--token-ttl SECONDS]
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS]
 
   --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
   --data-dir DIR         database and bootstrap credentials; created if missing
   --demo                 set a new data dir up with a demo fleet
   --demo-machines N      (benchmarks) add an organization of N more machines to the demo fleet
+  --log-rate N           (benchmarks) the demo fleet's live parts log N lines a second in all
   --token-ttl SECONDS    lifetime of access tokens (default 3600)
 
 When ready, prints one JSON line on stdout:
@@ -31,6 +32,7 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
         'data-dir': { type: 'string' },
         demo: { type: 'boolean', default: false },
         'demo-machines': { type: 'string' },
+        'log-rate': { type: 'string' },
         'token-ttl': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -56,7 +58,13 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
     if (!Number.isSafeInteger(demoMachines) || demoMachines > 1_000_000) throw new UsageError(`--demo-machines must be a whole number up to 1000000, not "${machinesText}"`);
     if (!values.demo) throw new UsageError('--demo-machines needs --demo');
   }
-  return { listen, dataDir, demo: values.demo, demoMachines, tokenTtlSeconds };
+  let logRate: number | undefined;
+  const rateText = values['log-rate'];
+  if (rateText !== undefined) {
+    logRate = /^\d+$/.test(rateText) ? Number(rateText) : NaN;
+    if (!Number.isSafeInteger(logRate) || logRate <= 0 || logRate > 1_000_000) throw new UsageError(`--log-rate must be a whole number of lines a second from 1 to 1000000, not "${rateText}"`);
+  }
+  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds };
 }
 
 function fail(message: string): void {

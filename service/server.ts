@@ -48,6 +48,8 @@ export interface ServiceOptions {
   readonly demoMachines?: number;
   /** Run the liveness simulation of demo parts (default true; tests that drive it themselves turn it off). */
   readonly simulate?: boolean;
+  /** (Benchmarks) the demo fleet's live parts log this many lines a second in all, instead of each at its own rate. */
+  readonly logRate?: number;
   /** Lifetime of access tokens, in whole seconds; default {@link DEFAULT_TOKEN_TTL_SECONDS}. */
   readonly tokenTtlSeconds?: number;
   /** How long close() waits for calls in flight; default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
@@ -91,7 +93,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, log });
     const streams = new AbortController();
     const feed = register(server, db, ttl, log, streams.signal, options.tailCheckMs);
-    const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true });
+    const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true, logRate: options.logRate });
     const port = await bind(server, options.listen);
     const address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
     log(`serving on ${address} (data dir ${options.dataDir})`);

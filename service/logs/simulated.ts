@@ -30,9 +30,33 @@ const DEBUG = ['polling {src} every {ms} ms', 'cache hit for {id}', 'pose estima
 const WARN = ['slow frame: {ms} ms over budget', 'retrying connection to {src} (attempt {n})', 'battery low: {pct}%', 'clock skew {ms} ms', 'dropped {n} packets'];
 const ERROR = ['motor {n} stalled: current over limit', 'camera {src} stopped answering', 'failed to reach planner: deadline exceeded', 'lidar scan incomplete ({n} points)', 'module crashed, restarting'];
 
+/** A level as robots log them: mostly INFO and DEBUG, some WARN, a few ERROR. */
+export function simulatedLevel(random: () => number = Math.random): LogLevel {
+  const roll = random();
+  return roll < 0.3 ? 'DEBUG' : roll < 0.86 ? 'INFO' : roll < 0.96 ? 'WARN' : 'ERROR';
+}
+
+/** One line of `part` at `timeUs`. */
+export function simulatedLine(part: Pick<LoggingPart, 'partId' | 'name'>, level: LogLevel, timeUs: number, random: () => number = Math.random): NewLogEntry {
+  return lineMaker(part, timeUs, random)(level, 0);
+}
+
 export function simulatedLines(part: LoggingPart, now: Date, random: () => number = Math.random): NewLogEntry[] {
+  const line = lineMaker(part, now.getTime() * 1000, random);
+  const out: NewLogEntry[] = [];
+  // The part's rate, in whole lines: the fraction carried by chance.
+  const expected = part.perMin / 60;
+  const count = Math.floor(expected) + (random() < expected % 1 ? 1 : 0);
+  for (let i = 0; i < count; i++) out.push(line(simulatedLevel(random), Math.floor(random() * 999_000)));
+  if (random() < BURST_CHANCE) {
+    const burst = 5 + Math.floor(random() * 10);
+    for (let i = 0; i < burst; i++) out.push(line(random() < 0.7 ? 'ERROR' : 'WARN', 999_000 + i));
+  }
+  return out.sort((a, b) => a.timeUs - b.timeUs);
+}
+
+function lineMaker(part: Pick<LoggingPart, 'partId' | 'name'>, baseUs: number, random: () => number): (level: LogLevel, offsetUs: number) => NewLogEntry {
   const sources = ['rdk.robot_server', 'rdk.resource_manager', `module.${part.name.split('-').at(-1) ?? 'agent'}`];
-  const baseUs = now.getTime() * 1000;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const fill = (template: string) =>
     template
@@ -57,18 +81,5 @@ export function simulatedLines(part: LoggingPart, now: Date, random: () => numbe
       fields: failing || random() < 0.2 ? [{ component: pick(['base', 'arm', 'camera', 'lidar']), attempt: 1 + Math.floor(random() * 3) }] : [],
     };
   };
-  const out: NewLogEntry[] = [];
-  // The part's rate, in whole lines: the fraction carried by chance.
-  const expected = part.perMin / 60;
-  const count = Math.floor(expected) + (random() < expected % 1 ? 1 : 0);
-  for (let i = 0; i < count; i++) {
-    const roll = random();
-    const level: LogLevel = roll < 0.3 ? 'DEBUG' : roll < 0.86 ? 'INFO' : roll < 0.96 ? 'WARN' : 'ERROR';
-    out.push(line(level, Math.floor(random() * 999_000)));
-  }
-  if (random() < BURST_CHANCE) {
-    const burst = 5 + Math.floor(random() * 10);
-    for (let i = 0; i < burst; i++) out.push(line(random() < 0.7 ? 'ERROR' : 'WARN', 999_000 + i));
-  }
-  return out.sort((a, b) => a.timeUs - b.timeUs);
+  return line;
 }

@@ -13,7 +13,7 @@
  * One UPDATE per second, whatever the fleet's size, decided in SQL, and one insert transaction.
  */
 import type Database from 'better-sqlite3';
-import { simulatedLines, type LoggingPart } from '../logs/simulated';
+import { simulatedLevel, simulatedLine, simulatedLines, type LoggingPart } from '../logs/simulated';
 import { LogStore } from '../logs/store';
 
 /** How often the simulation runs. */
@@ -26,10 +26,15 @@ const PRUNE_EVERY_TICKS = 60;
 export interface Simulator {
   /** Run one tick for the instant `now` (tests drive it directly). Returns the parts that checked in. */
   tick(now?: Date): number;
+  /** With a fixed log rate: one log step (LOG_STEP_MS) ending at `now`. Returns the lines it stored. */
+  logStep(now?: Date): number;
   stop(): void;
 }
 
-export function startSimulator(db: Database.Database, log: (line: string) => void, options: { autoStart?: boolean } = {}): Simulator {
+/** With a fixed log rate, lines are written in steps this long, so that they reach tails within a fraction of a second. */
+export const LOG_STEP_MS = 50;
+
+export function startSimulator(db: Database.Database, log: (line: string) => void, options: { autoStart?: boolean; logRate?: number } = {}): Simulator {
   const checkIn = db.prepare(
     `UPDATE robot_parts SET last_access = @now, marked_for_restart = 0
       WHERE id IN (
@@ -43,14 +48,46 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
        FROM part_simulation s JOIN robot_parts p ON p.id = s.part_id
       WHERE s.log_per_min > 0 AND p.last_access >= @since`,
   );
+  // Benchmarks: every live simulated part, whatever its own rate, shares a fixed rate.
+  const allLive = db.prepare(
+    `SELECT s.part_id AS partId, p.name AS name, 0 AS perMin
+       FROM part_simulation s JOIN robot_parts p ON p.id = s.part_id
+      WHERE p.last_access >= @since`,
+  );
   const logs = new LogStore(db);
+  const rate = options.logRate;
+  let live: LoggingPart[] = [];
+  let next = 0;
+  let owed = 0;
+  let lastStep: number | null = null;
   let ticks = 0;
   const tick = (now = new Date()) => {
     const checkedIn = checkIn.run({ now: now.toISOString(), t: Math.floor(now.getTime() / 1000) }).changes;
-    const lines = (logging.all({ since: new Date(now.getTime() - LIVE_MS).toISOString() }) as LoggingPart[]).flatMap((part) => simulatedLines(part, now));
-    if (lines.length > 0) logs.append(lines);
+    const since = new Date(now.getTime() - LIVE_MS).toISOString();
+    if (rate === undefined) {
+      const lines = (logging.all({ since }) as LoggingPart[]).flatMap((part) => simulatedLines(part, now));
+      if (lines.length > 0) logs.append(lines);
+    } else live = allLive.all({ since }) as LoggingPart[];
     if (++ticks % PRUNE_EVERY_TICKS === 0) logs.prune(now.getTime() * 1000);
     return checkedIn;
+  };
+  const logStep = (now = new Date()) => {
+    if (rate === undefined || live.length === 0) return 0;
+    // Lines owed for the time since the last step (a late timer owes more), at most a second's
+    // worth; whole lines now, the fraction carried, so the rate holds.
+    const elapsed = lastStep === null ? LOG_STEP_MS : Math.max(0, now.getTime() - lastStep);
+    lastStep = now.getTime();
+    owed = Math.min(owed + (rate * elapsed) / 1000, rate);
+    const count = Math.floor(owed);
+    owed -= count;
+    const endUs = now.getTime() * 1000;
+    const lines = [];
+    for (let i = 0; i < count; i++) {
+      const part = live[next++ % live.length] as LoggingPart;
+      lines.push(simulatedLine(part, simulatedLevel(), endUs - Math.floor(((count - i) * elapsed * 1000) / count)));
+    }
+    logs.append(lines);
+    return count;
   };
   let failing = false;
   const timer =
@@ -67,10 +104,23 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
           }
         }, TICK_MS);
   timer?.unref();
+  const logTimer =
+    options.autoStart === false || rate === undefined
+      ? null
+      : setInterval(() => {
+          try {
+            logStep();
+          } catch (e) {
+            log(`simulation: a log step failed (${e instanceof Error ? e.message : String(e)})`);
+          }
+        }, LOG_STEP_MS);
+  logTimer?.unref();
   return {
     tick,
+    logStep,
     stop: () => {
       if (timer) clearInterval(timer);
+      if (logTimer) clearInterval(logTimer);
     },
   };
 }

@@ -221,6 +221,8 @@ describe('service/main.ts', () => {
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, 'stray'], /positional/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--demo-machines', '10'], /--demo-machines needs --demo/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--demo', '--demo-machines', 'lots'], /--demo-machines must be a whole number/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--log-rate', '0'], /--log-rate must be a whole number of lines a second from 1 to 1000000/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--log-rate', 'fast'], /--log-rate must be a whole number/],
   ])('refuses %j with usage on stderr and exit code 2', async (args, why) => {
     const c = cli(...args);
     expect(await c.exited).toBe(2);

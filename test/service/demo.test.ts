@@ -100,6 +100,33 @@ describe('the demo fleet', () => {
   });
 });
 
+describe('--log-rate (benchmarks)', () => {
+  it('has the live demo parts log exactly that many lines a second in all, in 50 ms steps, spread over the parts', async () => {
+    const t = await startTestService({ demo: true });
+    try {
+      const db = t.db();
+      db.prepare('DELETE FROM part_logs').run();
+      const sim = startSimulator(db, () => undefined, { autoStart: false, logRate: 50_000 });
+      const now = Date.now();
+      sim.tick(new Date(now));
+      let stored = 0;
+      for (let step = 1; step <= 20; step++) stored += sim.logStep(new Date(now + step * 50));
+      sim.stop();
+      expect(stored).toBe(50_000);
+      expect(db.prepare('SELECT count(*) FROM part_logs').pluck().get()).toBe(50_000);
+      const parts = db.prepare('SELECT count(DISTINCT part_id) FROM part_logs').pluck().get() as number;
+      const live = db.prepare('SELECT count(*) FROM robot_parts WHERE last_access >= ? AND id IN (SELECT part_id FROM part_simulation)').pluck().get(new Date(now - 10_000).toISOString()) as number;
+      expect(parts).toBe(live);
+      // The lines of a step fall within it.
+      const span = db.prepare('SELECT min(time_us), max(time_us) FROM part_logs').raw().get() as [number, number];
+      expect(span[0]).toBeGreaterThanOrEqual(now * 1000);
+      expect(span[1]).toBeLessThanOrEqual((now + 1000) * 1000);
+    } finally {
+      await t.stop();
+    }
+  }, 30_000);
+});
+
 describe('--demo-machines', () => {
   it('adds an organization of that many machines, about three parts each, in seconds', async () => {
     const started = Date.now();
