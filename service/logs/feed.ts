@@ -14,8 +14,14 @@ const BATCH = 20_000;
 
 type Listener = (entries: readonly StoredLogEntry[]) => void;
 
+/** A subscriber, and the newest entry stored when it subscribed: it gets only what came after. */
+interface Subscription {
+  readonly listener: Listener;
+  readonly after: number;
+}
+
 export class LogFeed {
-  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #listeners = new Map<string, Set<Subscription>>();
   #last = 0;
   #timer: NodeJS.Timeout | null = null;
 
@@ -34,9 +40,11 @@ export class LogFeed {
     }
     let set = this.#listeners.get(partId);
     if (!set) this.#listeners.set(partId, (set = new Set()));
-    set.add(listener);
+    // The feed may be up to one look behind: entries stored before this moment are not this subscriber's.
+    const subscription: Subscription = { listener, after: this.logs.latestId() };
+    set.add(subscription);
     return () => {
-      set.delete(listener);
+      set.delete(subscription);
       if (set.size === 0) this.#listeners.delete(partId);
       if (this.#listeners.size === 0) this.stop();
     };
@@ -65,6 +73,11 @@ export class LogFeed {
       if (!list) byPart.set(row.partId, (list = []));
       list.push(row);
     }
-    for (const [partId, entries] of byPart) for (const listener of this.#listeners.get(partId) ?? []) listener(entries);
+    for (const [partId, entries] of byPart) {
+      for (const { listener, after } of this.#listeners.get(partId) ?? []) {
+        const fresh = entries[0] !== undefined && entries[0].id > after ? entries : entries.filter((e) => e.id > after);
+        if (fresh.length > 0) listener(fresh);
+      }
+    }
   }
 }

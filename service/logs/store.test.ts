@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FEED_INTERVAL_MS, LogFeed } from './feed';
 import { migrate } from '../db/migrate';
 import { serviceMigrations } from '../db/migrations';
 import { LogStore, RETAIN_DAYS, RETAIN_PER_PART, type NewLogEntry } from './store';
@@ -50,3 +51,31 @@ describe('LogStore.prune', () => {
     expect(logs.prune(NOW_US)).toBe(0);
   });
 });
+
+describe('LogFeed', () => {
+  it('hands each subscriber only the entries of its part stored after it subscribed, even when the feed is a look behind', () => {
+    vi.useFakeTimers();
+    try {
+      const db = withParts();
+      const logs = new LogStore(db);
+      const feed = new LogFeed(logs, () => undefined);
+      const seen = { a: [] as string[], b: [] as string[], other: [] as string[] };
+      const stopA = feed.subscribe(P1, (entries) => seen.a.push(...entries.map((e) => e.entry.message)));
+      feed.subscribe(P2, (entries) => seen.other.push(...entries.map((e) => e.entry.message)));
+      logs.append(lines(P1, 2, NOW_US)); // line 0, line 1: before B, not yet looked at
+      const stopB = feed.subscribe(P1, (entries) => seen.b.push(...entries.map((e) => e.entry.message)));
+      logs.append([{ partId: P1, timeUs: NOW_US + 5, level: 'ERROR', message: 'after B' }]);
+      vi.advanceTimersByTime(FEED_INTERVAL_MS);
+      expect(seen).toEqual({ a: ['line 0', 'line 1', 'after B'], b: ['after B'], other: [] });
+      stopA();
+      stopB();
+      logs.append(lines(P1, 1, NOW_US + 10));
+      vi.advanceTimersByTime(FEED_INTERVAL_MS * 3);
+      expect(seen.a).toHaveLength(3);
+      feed.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
