@@ -19,9 +19,12 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** The fleet service (service/main.ts through tsx) in a child process on a fresh data dir. */
-export async function startServiceProcess(extraArgs: readonly string[] = []): Promise<ServiceProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
+/**
+ * The fleet service (service/main.ts through tsx) in a child process, on a fresh data dir (removed
+ * when it stops) or on `options.dataDir` (kept).
+ */
+export async function startServiceProcess(extraArgs: readonly string[] = [], options: { dataDir?: string } = {}): Promise<ServiceProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fleet-bench-'));
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'service', 'main.ts'), '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...extraArgs], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +47,7 @@ export async function startServiceProcess(extraArgs: readonly string[] = []): Pr
         child.kill('SIGTERM');
         await done;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

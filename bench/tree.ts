@@ -20,16 +20,15 @@
  *
  *   npm run bench -- tree
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { chromiumArgs } from '../test/e2e/fixtures';
-import { machine, ms, percentile, repoRoot } from './lib';
+import { chromiumArgs, startWeb as startBrowserMode } from '../test/e2e/fixtures';
+import { machine, ms, percentile, repoRoot, startServiceProcess } from './lib';
 
 const MACHINES = 10_000;
 const MEGAFLEET = 'Megafleet Logistics';
@@ -48,25 +47,12 @@ interface Web {
   stop(): Promise<void>;
 }
 
-/** Browser mode's backend on `userDataDir`, as `npm run web` runs it; resolves with the URL it prints. */
+/** Browser mode's backend on `userDataDir` (the E2E fixture's), with a way to stop it. */
 async function startWeb(userDataDir: string): Promise<Web> {
-  const child = spawn(process.execPath, [join(repoRoot, 'out', 'main', 'web.js'), '--user-data-dir', userDataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = once(child, 'exit').then(() => {
-    throw new Error(`browser mode exited before printing its URL:\n${stderr}`);
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const url = (async () => {
-    for await (const line of lines) {
-      const found = /(http:\/\/\S+)/.exec(line)?.[1];
-      if (found) return found;
-    }
-    throw new Error('browser mode closed its output without a URL');
-  })();
+  const { child, url } = await startBrowserMode(userDataDir);
   return {
     child,
-    url: await Promise.race([url, exited]),
+    url,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const done = once(child, 'exit');
@@ -78,14 +64,8 @@ async function startWeb(userDataDir: string): Promise<Web> {
 
 /** The local service's data dir filled with the demo fleet plus 10,000 machines (the app then starts it without --demo). */
 async function seedLocalService(userDataDir: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'service', 'main.ts'), '--listen', '127.0.0.1:0', '--data-dir', join(userDataDir, 'local-service'), '--demo', '--demo-machines', String(MACHINES)], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await once(createInterface({ input: child.stdout! }), 'line');
-  const done = once(child, 'exit');
-  child.kill('SIGTERM');
-  await done;
+  const service = await startServiceProcess(['--demo', '--demo-machines', String(MACHINES)], { dataDir: join(userDataDir, 'local-service') });
+  await service.stop();
 }
 
 async function openApp(browser: Browser, url: string): Promise<Page> {

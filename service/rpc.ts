@@ -45,12 +45,15 @@ export interface Authorization<D> {
 /** A unary handler: resolve with the response or throw (a FleetError for expected failures). */
 export type UnaryHandler<Req, Res, Ctx> = (request: Req, context: Ctx) => Promise<Res>;
 
-interface UnaryShape<Req, Res> {
+/** A generated method with a single request; `Streams` says whether it answers with a stream. */
+interface MethodShape<Req, Res, Streams extends boolean> {
   readonly requestStream: false;
-  readonly responseStream: false;
+  readonly responseStream: Streams;
   readonly requestDeserialize: (bytes: Buffer) => Req;
   readonly responseSerialize: (value: Res) => Buffer;
 }
+type UnaryShape<Req, Res> = MethodShape<Req, Res, false>;
+type ServerStreamShape<Req, Res> = MethodShape<Req, Res, true>;
 
 type UnaryMethodNames<D> = { [K in keyof D]: D[K] extends UnaryShape<unknown, never> ? K : never }[keyof D];
 
@@ -72,13 +75,6 @@ export interface ResponseStream<Res> {
  * FleetError for expected endings) to end it with that status.
  */
 export type StreamHandler<Req, Res, Ctx> = (request: Req, context: Ctx, stream: ResponseStream<Res>) => Promise<void>;
-
-interface ServerStreamShape<Req, Res> {
-  readonly requestStream: false;
-  readonly responseStream: true;
-  readonly requestDeserialize: (bytes: Buffer) => Req;
-  readonly responseSerialize: (value: Res) => Buffer;
-}
 
 type ServerStreamMethodNames<D> = { [K in keyof D]: D[K] extends ServerStreamShape<unknown, never> ? K : never }[keyof D];
 

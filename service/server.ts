@@ -90,6 +90,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const { from, to } = migrate(db, serviceMigrations);
     if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
+    const expired = new LogStore(db).sweep(Date.now() * 1000);
+    if (expired > 0) log(`dropped ${expired} log entries older than the retention bound`);
     const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, log });
     const streams = new AbortController();
     const feed = register(server, db, ttl, log, streams.signal, options.tailCheckMs);

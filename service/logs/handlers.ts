@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import type { GetRobotPartLogsRequest, LogEntry } from '../../proto/gen/fleet/app/v1/logs';
-import type { PartTarget } from '../access/access';
+import { partOf } from '../machines/handlers';
 import { FleetError, invalidArgument, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { CallContext, StreamHandlers, UnaryHandlers } from '../rpc';
@@ -24,11 +24,6 @@ export function logRequest(request: GetRobotPartLogsRequest): { levels: LogLevel
   const endUs = request.end ? request.end.getTime() * 1000 : null;
   if (startUs !== null && endUs !== null && startUs > endUs) throw invalidArgument('start', Reason.TIME_RANGE_INVALID, 'start must not be after end');
   return { levels: [...new Set(levels)], cap: num === undefined ? DEFAULT_NUM_LOG_ENTRIES : num === 0 ? Infinity : num, startUs, endUs, limit: pageSize('limit', request.limit) };
-}
-
-function partOf(ctx: CallContext): PartTarget {
-  if (ctx.target?.kind !== 'part') throw new Error(`${ctx.method}: the permission table resolved ${ctx.target?.kind ?? 'nothing'}, not part`);
-  return ctx.target;
 }
 
 /** A tail buffers at most this many matching entries for a slow reader; older ones are dropped and counted. */

@@ -49,6 +49,12 @@ describe('LogStore.prune', () => {
     // The oldest went: what is left of P1 starts at its sixth line.
     expect(db.prepare('SELECT message FROM part_logs WHERE part_id = ? ORDER BY time_us LIMIT 1').pluck().get(P1)).toBe('line 5');
     expect(logs.prune(NOW_US)).toBe(0);
+    // A part that logged nothing since is left to the sweep (run when the service starts).
+    logs.append(lines(P2, 1, NOW_US - (RETAIN_DAYS * 86_400 + 1) * 1_000_000));
+    new LogStore(db).prune(NOW_US);
+    expect(count(P2)).toBe(4);
+    expect(new LogStore(db).sweep(NOW_US)).toBe(1);
+    expect(count(P2)).toBe(3);
   });
 });
 

@@ -7,7 +7,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * How much log the service keeps: per part, the newest RETAIN_PER_PART entries, none older than
- * RETAIN_DAYS. Pruned by {@link LogStore.prune} (the simulation calls it once a minute).
+ * RETAIN_DAYS. {@link LogStore.prune} applies it to the parts that logged since it last ran (the
+ * simulation calls it once a minute), {@link LogStore.sweep} the age bound to every part (at start).
  */
 export const RETAIN_PER_PART = 20_000;
 export const RETAIN_DAYS = 7;
@@ -62,6 +63,8 @@ export interface StoredLogEntry {
 
 export class LogStore {
   readonly #insert: Database.Statement;
+  /** Parts this store appended to since the last prune. */
+  readonly #touched = new Set<string>();
   constructor(private readonly db: Database.Database) {
     this.#insert = db.prepare(
       'INSERT INTO part_logs (part_id, time_us, level, source, host, message, caller, stack, fields) VALUES (@partId, @timeUs, @level, @source, @host, @message, @caller, @stack, @fields)',
@@ -72,6 +75,7 @@ export class LogStore {
   append(entries: readonly NewLogEntry[]): void {
     this.db.transaction(() => {
       for (const e of entries) {
+        this.#touched.add(e.partId);
         this.#insert.run({
           partId: e.partId,
           timeUs: e.timeUs,
@@ -136,16 +140,25 @@ export class LogStore {
     return rows.map((r) => ({ id: r.id, partId: r.part_id, timeUs: r.time_us, entry: toEntry(r) }));
   }
 
-  /** Drops what the retention bound no longer keeps; answers how many entries went. */
+  /**
+   * Applies the retention bound to the parts appended to since the last prune; answers how many
+   * entries went. Each part is one walk down its own index, so the cost follows the parts that
+   * logged, not the size of the log (a whole-table pass here would stall the service's calls).
+   */
   prune(nowUs: number): number {
-    const old = this.db.prepare('DELETE FROM part_logs WHERE time_us < ?').run(nowUs - RETAIN_DAYS * 86_400_000_000).changes;
-    const over = this.db
-      .prepare(
-        `DELETE FROM part_logs WHERE id IN (
-           SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY part_id ORDER BY time_us DESC, id DESC) AS n FROM part_logs) WHERE n > ?)`,
-      )
-      .run(RETAIN_PER_PART).changes;
-    return old + over;
+    const parts = [...this.#touched];
+    this.#touched.clear();
+    const old = this.db.prepare('DELETE FROM part_logs WHERE part_id = ? AND time_us < ?');
+    const over = this.db.prepare(
+      'DELETE FROM part_logs WHERE id IN (SELECT id FROM part_logs WHERE part_id = @part ORDER BY time_us DESC, id DESC LIMIT -1 OFFSET @keep)',
+    );
+    const cutoff = nowUs - RETAIN_DAYS * 86_400_000_000;
+    return this.db.transaction(() => parts.reduce((n, part) => n + old.run(part, cutoff).changes + over.run({ part, keep: RETAIN_PER_PART }).changes, 0))();
+  }
+
+  /** The age bound over every part, those that stopped logging too: one pass over the whole log, run when the service starts. */
+  sweep(nowUs: number): number {
+    return this.db.prepare('DELETE FROM part_logs WHERE time_us < ?').run(nowUs - RETAIN_DAYS * 86_400_000_000).changes;
   }
 }
 

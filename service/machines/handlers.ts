@@ -14,7 +14,8 @@ function robotOf(ctx: CallContext): RobotTarget {
   return ctx.target;
 }
 
-function partOf(ctx: CallContext): PartTarget {
+/** The part the permission table resolved for this call. */
+export function partOf(ctx: CallContext): PartTarget {
   if (ctx.target?.kind !== 'part') throw new Error(`${ctx.method}: the permission table resolved ${ctx.target?.kind ?? 'nothing'}, not part`);
   return ctx.target;
 }

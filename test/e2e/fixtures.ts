@@ -40,7 +40,8 @@ export interface AppFixture {
   readonly launchUrl: string | null;
 }
 
-function startWeb(userDataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+/** Browser mode's backend on `userDataDir`; resolves with the URL it prints (bench/tree.ts uses it too). */
+export function startWeb(userDataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   const child = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), '--user-data-dir', userDataDir], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],

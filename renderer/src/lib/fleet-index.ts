@@ -83,11 +83,8 @@ export interface TreeIndex {
 export const EXPANDABLE = 1;
 export const MACHINE = 2;
 
-/** A node of an organization's tree in drawing order. */
-export interface FlatNode {
-  readonly ref: NodeRef;
-  readonly key: string;
-  readonly label: string;
+/** A node of an organization's tree in drawing order: what its row shows whatever the view, and where it is. */
+export interface FlatNode extends Pick<FleetRow, 'ref' | 'key' | 'label' | 'expandable' | 'posinset' | 'setsize' | 'count' | 'shared' | 'parts' | 'main'> {
   /** The label lower-cased, for search. */
   readonly lower: string;
   /** 0 for a top-level location; +1 per level down. */
@@ -96,14 +93,6 @@ export interface FlatNode {
   readonly parent: number;
   /** Index just past this node's subtree. */
   readonly end: number;
-  readonly expandable: boolean;
-  /** Position among all its siblings (1-based) and their number. */
-  readonly posinset: number;
-  readonly setsize: number;
-  readonly count?: number;
-  readonly shared?: boolean;
-  readonly parts?: readonly TreePart[];
-  readonly main?: boolean;
 }
 
 /** Names in the order people expect: "amr-9" before "amr-10", case and accents aside. */
