@@ -172,5 +172,6 @@ function toEntry(r: Row): LogEntry {
     caller: r.caller === null ? undefined : (JSON.parse(r.caller) as Record<string, unknown>),
     stack: r.stack,
     fields: JSON.parse(r.fields) as Record<string, unknown>[],
+    id: String(r.id),
   };
 }

@@ -166,6 +166,12 @@ describe('TailRobotPartLogs', () => {
     expect(errors.messages()).toEqual(['motor error one', 'error two']);
     expect(everything.messages()).toEqual(['info one', 'motor error one', 'motor warn', 'error two']);
     expect(filtered.messages()).toEqual(['motor error one', 'motor warn']);
+    // An entry has the same id in the stream and in a listing, and ids are unique: clients deduplicate on them.
+    const streamed = everything.received.flatMap((m) => m.logs);
+    const listed = (await get({ numLogEntries: 5, logLevels: [] })).logs.filter((l) => l.message !== 'before the tail').slice(0, 4).reverse();
+    expect(streamed.map((l) => l.id)).toEqual(listed.map((l) => l.id));
+    expect(new Set(streamed.map((l) => l.id)).size).toBe(4);
+    expect(streamed.every((l) => /^\d+$/.test(l.id))).toBe(true);
     expect(everything.received.every((m) => Number(m.dropped) === 0)).toBe(true);
     for (const x of [errors, everything, filtered]) x.stream.cancel();
     for (const x of [errors, everything, filtered]) expect(((await x.ended) as ServiceError).code).toBe(status.CANCELLED);

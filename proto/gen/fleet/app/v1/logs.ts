@@ -37,6 +37,13 @@ export interface LogEntry {
   stack: string;
   /** Structured key/value fields logged with the message, one object each. */
   fields: { [key: string]: any }[];
+  /**
+   * The service's identity of this entry: unique among the part's entries
+   * and never reused, the same in GetRobotPartLogs and TailRobotPartLogs.
+   * Clients that keep entries (a cache) deduplicate on (part, id); empty
+   * from a service that does not number its entries.
+   */
+  id: string;
 }
 
 /**
@@ -114,7 +121,17 @@ export interface TailRobotPartLogsResponse {
 }
 
 function createBaseLogEntry(): LogEntry {
-  return { time: undefined, level: "", message: "", source: "", host: "", caller: undefined, stack: "", fields: [] };
+  return {
+    time: undefined,
+    level: "",
+    message: "",
+    source: "",
+    host: "",
+    caller: undefined,
+    stack: "",
+    fields: [],
+    id: "",
+  };
 }
 
 export const LogEntry: MessageFns<LogEntry> = {
@@ -142,6 +159,9 @@ export const LogEntry: MessageFns<LogEntry> = {
     }
     for (const v of message.fields) {
       Struct.encode(Struct.wrap(v!), writer.uint32(66).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(74).string(message.id);
     }
     return writer;
   },
@@ -223,6 +243,14 @@ export const LogEntry: MessageFns<LogEntry> = {
             message.fields.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -245,6 +273,7 @@ export const LogEntry: MessageFns<LogEntry> = {
       caller: isObject(object.caller) ? object.caller : undefined,
       stack: isSet(object.stack) ? globalThis.String(object.stack) : "",
       fields: globalThis.Array.isArray(object?.fields) ? [...object.fields] : [],
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -274,6 +303,9 @@ export const LogEntry: MessageFns<LogEntry> = {
     if (message.fields?.length) {
       obj.fields = message.fields;
     }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
     return obj;
   },
 
@@ -290,6 +322,7 @@ export const LogEntry: MessageFns<LogEntry> = {
     message.caller = object.caller ?? undefined;
     message.stack = object.stack ?? "";
     message.fields = object.fields?.map((e) => e) || [];
+    message.id = object.id ?? "";
     return message;
   },
 };
