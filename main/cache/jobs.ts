@@ -34,9 +34,20 @@ import {
   type MetadataResource,
 } from './fleet';
 import { replaceOrgs, upsertOrg } from '../orgs/cache';
+import type { LogFilter, LogRetention, LogViewUpdate } from '../../common/logs';
+import { evictLogs, historyMark, insertLogs, logTotals, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
+import { LogViews } from '../logs/views';
 
 /** The fleet replacement under way on a connection, if any (see the stream jobs below). */
 const streams = new WeakMap<CacheDb, FleetStream>();
+
+/** The log views open on a connection (they live where the lines are read). */
+const logViews = new WeakMap<CacheDb, LogViews>();
+function viewsOf(db: CacheDb): LogViews {
+  let views = logViews.get(db);
+  if (!views) logViews.set(db, (views = new LogViews(db)));
+  return views;
+}
 
 /** Whether a replacement streamed page by page is under way on `db` (the worker defers other writes meanwhile). */
 export function streaming(db: CacheDb): boolean {
@@ -45,6 +56,27 @@ export function streaming(db: CacheDb): boolean {
 
 /** Jobs that make up a streamed replacement, and the reads that never wait for one. */
 export const STREAM_JOBS: ReadonlySet<string> = new Set(['beginFleet', 'fleetPage', 'commitFleet', 'abortFleet']);
+
+/**
+ * Jobs that only read (log views live in the worker's memory): they run even while a fleet
+ * replacement holds the write transaction open, so scrolling a log never waits for a sync.
+ */
+export const READ_JOBS: ReadonlySet<string> = new Set([
+  'readTree',
+  'logsOpen',
+  'logsHasView',
+  'logsFilter',
+  'logsState',
+  'logsRows',
+  'logsSeekError',
+  'logsHistogram',
+  'logsClose',
+  'logsDetail',
+  'logsSearch',
+  'logsExport',
+  'logsHistoryMark',
+  'logsTotals',
+]);
 
 export const cacheJobs = {
   /**
@@ -102,6 +134,56 @@ export const cacheJobs = {
   putMetadata: (db: CacheDb, type: MetadataResource, id: string, metadata: JsonObject, at: IsoTime): void => putMetadata(db, type, id, metadata, at),
   setUiState: (db: CacheDb, key: string, value: unknown): void => setUiState(db, key, value),
   updateLiveness: (db: CacheDb, fresh: Readonly<Record<string, LivenessRow>>): Record<string, LivenessRow> => updateLiveness(db, fresh),
+
+  /**
+   * Cache tailed or fetched entries of several parts, evict beyond the retention bounds, and answer
+   * what changed in each open view (one update per view per call: main calls this once per batch).
+   * `added` counts the lines that were new per part; `newestMs` is each part's newest entry given.
+   */
+  logsAppend: (
+    db: CacheDb,
+    batches: readonly { readonly partId: string; readonly entries: readonly IncomingEntry[] }[],
+    cachedAtMs: number,
+    retention: LogRetention,
+  ): { updates: LogViewUpdate[]; added: Record<string, number> } => {
+    const views = viewsOf(db);
+    const added: Record<string, number> = {};
+    for (const { partId, entries } of batches) {
+      const lines = insertLogs(db, partId, entries, cachedAtMs);
+      added[partId] = (added[partId] ?? 0) + lines.length;
+      views.add(lines);
+    }
+    const cutoff = evictLogs(db, retention);
+    if (cutoff !== null) views.evict(cutoff);
+    return { updates: views.takeUpdates(), added };
+  },
+  logsOpen: (db: CacheDb, viewId: string, partIds: readonly string[], filter: LogFilter) => viewsOf(db).open(viewId, partIds, filter),
+  logsHasView: (db: CacheDb, viewId: string): boolean => viewsOf(db).has(viewId),
+  logsFilter: (db: CacheDb, viewId: string, filter: LogFilter) => viewsOf(db).filter(viewId, filter),
+  logsState: (db: CacheDb, viewId: string) => viewsOf(db).state(viewId),
+  logsRows: (db: CacheDb, viewId: string, from: number, count: number) => viewsOf(db).rows(viewId, from, count),
+  logsSeekError: (db: CacheDb, viewId: string, from: number, dir: 1 | -1) => viewsOf(db).seekError(viewId, from, dir),
+  logsHistogram: (db: CacheDb, viewId: string, buckets: number) => viewsOf(db).histogram(viewId, buckets),
+  logsClose: (db: CacheDb, viewId: string): void => viewsOf(db).close(viewId),
+  /** History or a filled gap landed inside these parts' views: reload them and answer their updates. */
+  logsReload: (db: CacheDb, partIds: readonly string[]): LogViewUpdate[] => {
+    const views = viewsOf(db);
+    views.reload(partIds);
+    return views.takeUpdates();
+  },
+  logsDetail: (db: CacheDb, key: number) => readDetail(db, key),
+  logsSearch: (db: CacheDb, filter: LogFilter, limit: number, beforeKey: number | null) => searchLogs(db, filter, limit, beforeKey),
+  logsExport: (db: CacheDb, viewId: string, path: string, format: 'text' | 'jsonl', names: Readonly<Record<string, string>>) => viewsOf(db).export(viewId, path, format, names),
+  logsParts: (db: CacheDb, parts: readonly LogPartInfo[]): void => putLogParts(db, parts),
+  logsHistoryMark: (db: CacheDb, partId: string) => historyMark(db, partId),
+  logsSetHistoryMark: (db: CacheDb, partId: string, fromMs: number | null, done: boolean): void => setHistoryMark(db, partId, fromMs, done),
+  logsTotals: (db: CacheDb) => logTotals(db),
+  logsEvict: (db: CacheDb, retention: LogRetention): LogViewUpdate[] => {
+    const views = viewsOf(db);
+    const cutoff = evictLogs(db, retention);
+    if (cutoff !== null) views.evict(cutoff);
+    return views.takeUpdates();
+  },
 };
 
 export type CacheJobs = typeof cacheJobs;

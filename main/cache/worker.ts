@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { cacheJobs, STREAM_JOBS, streaming, type CacheJobName } from './jobs';
+import { cacheJobs, READ_JOBS, STREAM_JOBS, streaming, type CacheJobName } from './jobs';
 
 interface Request {
   readonly id: number;
@@ -45,7 +45,7 @@ function execute(message: Request): void {
 }
 
 function handle(message: Request): void {
-  if (streaming(db) && !STREAM_JOBS.has(message.job) && message.job !== 'readTree') {
+  if (streaming(db) && !STREAM_JOBS.has(message.job) && !READ_JOBS.has(message.job)) {
     deferred.push(message);
     return;
   }

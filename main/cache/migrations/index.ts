@@ -4,6 +4,7 @@ import organizations from './0002_organizations';
 import fleet from './0003_fleet';
 import metadata from './0004_metadata';
 import uiState from './0005_ui_state';
+import logs from './0006_logs';
 
 /** Every schema step of the cache, in order. A step, once shipped, is never edited: add the next one. */
-export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState];
+export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs];

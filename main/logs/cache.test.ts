@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { logFilter, type LogLevel } from '../../common/logs';
+import { openCache } from '../cache/cache';
+import { cacheJobs } from '../cache/jobs';
+import { entryIdentity, evictLogs, insertLogs, keyOfTime, logTotals, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
+
+const T0 = Date.parse('2026-11-24T10:00:00.000Z');
+const LEVELS: LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
+const all = logFilter.parse({});
+
+function entry(i: number, over: Partial<IncomingEntry> = {}): IncomingEntry {
+  return { entryId: String(i), timeMs: T0 + i * 10, level: LEVELS[i % 4] ?? 'INFO', source: i % 2 ? 'module.camera' : 'rdk.robot_server', host: 'h', message: `line ${i}${i % 10 === 0 ? ' Motor stalled' : ''}`, caller: null, stack: '', fields: [], ...over };
+}
+
+describe('log cache', () => {
+  it('keys lines by time, keeps their order within a millisecond, and skips an entry it already holds', () => {
+    const db = openCache(':memory:');
+    const first = insertLogs(db, 'p1', [entry(1), entry(2), { ...entry(3), timeMs: T0 + 20 }], 5);
+    expect(first.map((l) => l.message)).toEqual(['line 1', 'line 2', 'line 3']);
+    expect(first[1]!.key).toBe(keyOfTime(T0 + 20));
+    expect(first[2]!.key).toBe(keyOfTime(T0 + 20) + 1);
+    expect(timeOfKey(first[2]!.key)).toBe(T0 + 20);
+    // The same entries again (a gap filled twice), and one new: only the new one is cached.
+    const again = insertLogs(db, 'p1', [entry(1), entry(2), entry(4)], 6);
+    expect(again.map((l) => l.message)).toEqual(['line 4']);
+    // Another part may use the same entry ids.
+    expect(insertLogs(db, 'p2', [entry(1)], 7)).toHaveLength(1);
+    expect(logTotals(db).lines).toBe(5);
+  });
+
+  it('identifies an entry by its content when the service gives no id', () => {
+    const a = entry(1, { entryId: '' });
+    expect(entryIdentity(a)).toBe(entryIdentity({ ...a }));
+    expect(entryIdentity(a)).not.toBe(entryIdentity({ ...a, message: 'other' }));
+    const db = openCache(':memory:');
+    expect(insertLogs(db, 'p1', [a, a, { ...a, message: 'other' }], 1)).toHaveLength(2);
+  });
+
+  it('finds substrings (3 characters and more through the trigram index, shorter ones by scan), any case, newest first, with levels, sources and time range', () => {
+    const db = openCache(':memory:');
+    insertLogs(db, 'p1', Array.from({ length: 100 }, (_, i) => entry(i)), 1);
+    putLogParts(db, [{ partId: 'p1', orgId: 'o1', machineId: 'm1', machineName: 'rover', partName: 'main' }]);
+    const search = (f: object, limit = 50, before: number | null = null) => searchLogs(db, logFilter.parse(f), limit, before);
+    const motor = search({ text: 'motor STALLED' });
+    expect(motor.hits.map((h) => h.message)).toEqual([90, 80, 70, 60, 50, 40, 30, 20, 10, 0].map((i) => `line ${i} Motor stalled`));
+    expect(motor.hits[0]).toMatchObject({ machineName: 'rover', partName: 'main', orgId: 'o1', cachedAtMs: 1 });
+    expect(search({ text: '99' }).hits.map((h) => h.message)).toEqual(['line 99']);
+    expect(search({ text: 'line 1', levels: ['WARN'] }).hits.map((h) => h.message)).toEqual(['line 18', 'line 14', 'line 10 Motor stalled']);
+    expect(search({ text: 'stalled', sources: ['rdk'] }).hits).toHaveLength(10);
+    expect(search({ text: 'stalled', sources: ['rdk.robot'] }).hits).toHaveLength(0);
+    expect(search({ text: 'stalled', startMs: T0 + 200, endMs: T0 + 500 }).hits.map((h) => h.message)).toEqual(['line 50 Motor stalled', 'line 40 Motor stalled', 'line 30 Motor stalled', 'line 20 Motor stalled']);
+    // Paging: the next page continues below the last key.
+    const page1 = search({}, 30);
+    const page2 = search({}, 30, page1.hits.at(-1)!.key);
+    expect(page1.more).toBe(true);
+    expect(page2.hits[0]!.message).toBe('line 69');
+    expect(search({ text: '100%_"x' }).hits).toEqual([]);
+  });
+
+  it('evicts the oldest lines beyond the count or byte bound, down to 95 %, keeping the totals and the index right', () => {
+    const db = openCache(':memory:');
+    insertLogs(db, 'p1', Array.from({ length: 1000 }, (_, i) => entry(i)), 1);
+    expect(evictLogs(db, { maxLines: 2000, maxBytes: 10_000_000 })).toBeNull();
+    const cutoff = evictLogs(db, { maxLines: 500, maxBytes: 10_000_000 });
+    expect(cutoff).not.toBeNull();
+    expect(logTotals(db).lines).toBe(475);
+    expect(db.prepare('SELECT count(*) FROM logs').pluck().get()).toBe(475);
+    expect(viewKeys(db, ['p1'], all).keys[0]).toBe(keyOfTime(T0 + 525 * 10));
+    expect(searchLogs(db, logFilter.parse({ text: 'line 5 ' }), 10, null).hits).toEqual([]);
+    const { bytes } = logTotals(db);
+    evictLogs(db, { maxLines: 100_000, maxBytes: Math.floor(bytes / 2) });
+    expect(logTotals(db).bytes).toBeLessThanOrEqual(Math.floor(bytes / 2));
+    expect(logTotals(db).bytes).toBe(db.prepare('SELECT sum(bytes) FROM logs').pluck().get());
+  });
+
+  it('keeps caller, stack and fields for the detail of a line', () => {
+    const db = openCache(':memory:');
+    const [line] = insertLogs(db, 'p1', [entry(3, { caller: { file: 'a.go', line: 3 }, stack: 'goroutine 1', fields: [{ attempt: 2 }] })], 1);
+    expect(line!.hasDetail).toBe(true);
+    expect(readDetail(db, line!.key)).toEqual({ caller: { file: 'a.go', line: 3 }, stack: 'goroutine 1', fields: [{ attempt: 2 }], entryId: '3' });
+  });
+});
+
+describe('log views', () => {
+  it('show a part set by position, slice the time range, find errors, count per level, and take new lines with one update per call', () => {
+    const db = openCache(':memory:');
+    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: Array.from({ length: 100 }, (_, i) => entry(i)) }], 1, { maxLines: 1e6, maxBytes: 1e9 });
+    const state = cacheJobs.logsOpen(db, 'v1', ['p1'], all);
+    expect(state).toMatchObject({ viewId: 'v1', total: 100, sources: ['module.camera', 'rdk.robot_server'], oldestMs: T0, newestMs: T0 + 990 });
+    expect(cacheJobs.logsRows(db, 'v1', 98, 10).lines.map((l) => l.message)).toEqual(['line 98', 'line 99']);
+    expect(cacheJobs.logsSeekError(db, 'v1', 0, 1)).toBe(3);
+    expect(cacheJobs.logsSeekError(db, 'v1', 3, -1)).toBeNull();
+    const errors = cacheJobs.logsFilter(db, 'v1', logFilter.parse({ levels: ['ERROR'], startMs: T0 + 100, endMs: T0 + 200 }));
+    expect(errors.total).toBe(3);
+    expect(cacheJobs.logsRows(db, 'v1', 0, 10).lines.map((l) => l.message)).toEqual(['line 11', 'line 15', 'line 19']);
+    cacheJobs.logsFilter(db, 'v1', all);
+    const h = cacheJobs.logsHistogram(db, 'v1', 10);
+    expect(h.counts.map((c) => c.reduce((a, b) => a + b, 0))).toEqual([25, 25, 25, 25]);
+    expect(h.counts[3]![0]).toBe(2);
+    cacheJobs.logsOpen(db, 'v2', ['p1', 'p2'], logFilter.parse({ text: 'motor' }));
+    const { updates, added } = cacheJobs.logsAppend(
+      db,
+      [
+        { partId: 'p1', entries: [entry(100), entry(101), entry(99)] },
+        { partId: 'p2', entries: [entry(110)] },
+        { partId: 'p3', entries: [entry(120)] },
+      ],
+      2,
+      { maxLines: 1e6, maxBytes: 1e9 },
+    );
+    expect(added).toEqual({ p1: 2, p2: 1, p3: 1 });
+    expect(updates.map((u) => [u.viewId, u.total, u.appended, u.reset])).toEqual([
+      ['v1', 102, 2, false],
+      ['v2', 12, 2, false],
+    ]);
+    expect(updates[1]!.lines.map((l) => l.message)).toContain('line 110 Motor stalled');
+    // A line older than the view's end (a filled gap) lands in place and says the rows moved.
+    const late = cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [entry(50, { entryId: 'late', message: 'late' })] }], 3, { maxLines: 1e6, maxBytes: 1e9 });
+    expect(late.updates.map((u) => [u.viewId, u.total, u.reset])).toEqual([['v1', 103, true]]);
+    expect(cacheJobs.logsRows(db, 'v1', 50, 2).lines.map((l) => l.message)).toEqual(['line 50 Motor stalled', 'late']);
+  });
+});

@@ -1,0 +1,328 @@
+/**
+ * The log cache's reads and writes (migration 0006_logs). Everything here runs in the cache worker
+ * (main/cache/jobs.ts): a tail of 20,000 lines a second is written without the main thread noticing.
+ */
+import { createHash } from 'node:crypto';
+import { LOG_LEVELS, type LogDetail, type LogFilter, type LogLevel, type LogLine, type LogRetention, type LogSearchHit } from '../../common/logs';
+import type { JsonObject } from '../../common/schemas';
+import type { CacheDb } from '../cache/cache';
+
+/** Keys count from here (2020-01-01): ms × KEY_SLOTS stays an exact double until 2089. */
+const KEY_EPOCH_MS = Date.UTC(2020, 0, 1);
+/** Lines of one millisecond get consecutive keys; more spill into the next millisecond's keys. */
+const KEY_SLOTS = 4096;
+
+/** The first key of a time: lines at or after `timeMs` have keys ≥ this. */
+export function keyOfTime(timeMs: number): number {
+  return Math.max(0, Math.floor(timeMs) - KEY_EPOCH_MS) * KEY_SLOTS;
+}
+
+/** The time a key stands for (to the millisecond). */
+export function timeOfKey(key: number): number {
+  return Math.floor(key / KEY_SLOTS) + KEY_EPOCH_MS;
+}
+
+/** An entry as it came from the service, decoded. */
+export interface IncomingEntry {
+  /** LogEntry.id; empty from a service that does not number entries. */
+  readonly entryId: string;
+  readonly timeMs: number;
+  readonly level: LogLevel;
+  readonly source: string;
+  readonly host: string;
+  readonly message: string;
+  readonly caller: JsonObject | null;
+  readonly stack: string;
+  readonly fields: readonly JsonObject[];
+}
+
+/** Where a part's lines come from, by name (kept for search results after the part leaves the fleet). */
+export interface LogPartInfo {
+  readonly partId: string;
+  readonly orgId: string;
+  readonly machineId: string;
+  readonly machineName: string;
+  readonly partName: string;
+}
+
+export const LEVEL_INDEX: Readonly<Record<LogLevel, number>> = { DEBUG: 0, INFO: 1, WARN: 2, ERROR: 3 };
+
+/** An entry's identity: the service's id, or (from a service without ids) a hash of what it says. */
+export function entryIdentity(e: IncomingEntry): string {
+  if (e.entryId !== '') return e.entryId;
+  return `h:${createHash('sha1').update(`${e.timeMs}\u0000${e.level}\u0000${e.source}\u0000${e.message}`).digest('base64url')}`;
+}
+
+interface LineRow {
+  key: number;
+  part_id: string;
+  level: number;
+  source: string;
+  host: string;
+  message: string;
+  has_detail: number;
+  cached_at: number;
+}
+
+const LINE_COLUMNS = 'key, part_id, level, source, host, message, detail IS NOT NULL AS has_detail, cached_at';
+
+function toLine(r: LineRow): LogLine {
+  return { key: r.key, partId: r.part_id, timeMs: timeOfKey(r.key), level: LOG_LEVELS[r.level] ?? 'INFO', source: r.source, host: r.host, message: r.message, hasDetail: r.has_detail === 1, cachedAtMs: r.cached_at };
+}
+
+const statements = new WeakMap<CacheDb, ReturnType<typeof prepare>>();
+
+function prepare(db: CacheDb) {
+  return {
+    known: db.prepare('SELECT 1 FROM logs WHERE part_id = ? AND entry_id = ?').pluck(),
+    lastInSlot: db.prepare('SELECT max(key) FROM logs WHERE key >= ? AND key < ?').pluck(),
+    taken: db.prepare('SELECT 1 FROM logs WHERE key = ?').pluck(),
+    insert: db.prepare('INSERT INTO logs (key, part_id, entry_id, level, source, host, message, detail, bytes, cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    source: db.prepare('INSERT OR IGNORE INTO log_sources (part_id, source) VALUES (?, ?)'),
+    totals: db.prepare('UPDATE log_totals SET lines = lines + ?, bytes = bytes + ? WHERE id = 1'),
+  };
+}
+
+function stmts(db: CacheDb) {
+  let s = statements.get(db);
+  if (!s) statements.set(db, (s = prepare(db)));
+  return s;
+}
+
+/**
+ * Cache a part's entries in one transaction; entries already cached (same identity) are skipped.
+ * Answers the lines that were new, in the order given.
+ */
+export function insertLogs(db: CacheDb, partId: string, entries: readonly IncomingEntry[], cachedAtMs: number): LogLine[] {
+  const s = stmts(db);
+  const added: LogLine[] = [];
+  db.transaction(() => {
+    let bytes = 0;
+    const sources = new Set<string>();
+    for (const e of entries) {
+      const identity = entryIdentity(e);
+      if (s.known.get(partId, identity) !== undefined) continue;
+      const base = keyOfTime(e.timeMs);
+      const last = s.lastInSlot.get(base, base + KEY_SLOTS) as number | null;
+      let key = last === null ? base : last + 1;
+      // A millisecond with more lines than slots borrows the next one's: keep looking for a free key.
+      while (key >= base + KEY_SLOTS && s.taken.get(key) !== undefined) key += 1;
+      const detail = e.caller !== null || e.stack !== '' || e.fields.length > 0 ? JSON.stringify({ caller: e.caller, stack: e.stack, fields: e.fields }) : null;
+      const size = e.message.length + e.source.length + e.host.length + identity.length + (detail?.length ?? 0) + 48;
+      s.insert.run(key, partId, identity, LEVEL_INDEX[e.level], e.source, e.host, e.message, detail, size, cachedAtMs);
+      bytes += size;
+      sources.add(e.source);
+      added.push({ key, partId, timeMs: timeOfKey(key), level: e.level, source: e.source, host: e.host, message: e.message, hasDetail: detail !== null, cachedAtMs });
+    }
+    for (const source of sources) s.source.run(partId, source);
+    if (added.length > 0) s.totals.run(added.length, bytes);
+  })();
+  return added;
+}
+
+export function logTotals(db: CacheDb): { lines: number; bytes: number } {
+  return db.prepare('SELECT lines, bytes FROM log_totals WHERE id = 1').get() as { lines: number; bytes: number };
+}
+
+/**
+ * Evict the oldest lines while either bound is exceeded, down to 95 % of it (so eviction runs now
+ * and then, not on every batch). Answers the first key kept (lines below it are gone), or null when
+ * nothing was evicted.
+ */
+export function evictLogs(db: CacheDb, retention: LogRetention): number | null {
+  const totals = logTotals(db);
+  if (totals.lines <= retention.maxLines && totals.bytes <= retention.maxBytes) return null;
+  const keepLines = Math.floor(retention.maxLines * 0.95);
+  const keepBytes = Math.floor(retention.maxBytes * 0.95);
+  let lines = totals.lines;
+  let bytes = totals.bytes;
+  let cutoff: number | null = null;
+  // Walk the oldest lines in blocks until what is left fits.
+  const block = db.prepare('SELECT key, bytes FROM logs WHERE key > ? ORDER BY key LIMIT 5000');
+  let after = -1;
+  while (lines > keepLines || bytes > keepBytes) {
+    const rows = block.all(after) as { key: number; bytes: number }[];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      if (lines <= keepLines && bytes <= keepBytes) break;
+      lines -= 1;
+      bytes -= r.bytes;
+      cutoff = r.key + 1;
+      after = r.key;
+    }
+  }
+  if (cutoff === null) return null;
+  db.transaction(() => {
+    db.prepare('DELETE FROM logs WHERE key < ?').run(cutoff);
+    db.prepare('UPDATE log_totals SET lines = ?, bytes = ? WHERE id = 1').run(lines, bytes);
+  })();
+  return cutoff;
+}
+
+/** SQL for the filter's levels and sources (the text and the time are matched by the caller). */
+function levelAndSourceSql(filter: Pick<LogFilter, 'levels' | 'sources'>, params: unknown[]): string[] {
+  const where: string[] = [];
+  if (filter.levels.length > 0 && filter.levels.length < LOG_LEVELS.length) {
+    where.push(`logs.level IN (${filter.levels.map(() => '?').join(', ')})`);
+    params.push(...filter.levels.map((l) => LEVEL_INDEX[l]));
+  }
+  if (filter.sources.length > 0) {
+    where.push(`(${filter.sources.map(() => 'logs.source = ? OR substr(logs.source, 1, ?) = ?').join(' OR ')})`);
+    for (const s of filter.sources) params.push(s, s.length + 1, `${s}.`);
+  }
+  return where;
+}
+
+/** An FTS5 phrase for a substring (the trigram tokenizer needs 3 characters or more). */
+function phrase(text: string): string | null {
+  return [...text].length >= 3 ? `"${text.replace(/"/g, '""')}"` : null;
+}
+
+/** `text` as a LIKE pattern (case-insensitive for ASCII, as the trigram index is), for texts too short for it. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The keys and levels of a part set's lines matching the filter (its time range aside: a view
+ * slices that itself), oldest first.
+ */
+export function viewKeys(db: CacheDb, partIds: readonly string[], filter: LogFilter): { keys: number[]; levels: number[] } {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  let from = 'logs';
+  const match = filter.text === '' ? null : phrase(filter.text);
+  if (match !== null) {
+    from = 'logs_fts JOIN logs ON logs.key = logs_fts.rowid';
+    where.push('logs_fts MATCH ?');
+    params.push(match);
+  } else if (filter.text !== '') {
+    where.push("logs.message LIKE ? ESCAPE '\\'");
+    params.push(likePattern(filter.text));
+  }
+  where.push(`logs.part_id IN (${partIds.map(() => '?').join(', ')})`);
+  params.push(...partIds);
+  where.push(...levelAndSourceSql(filter, params));
+  // Ordered by the full-text index's own rowid where it answers: FTS5 walks it in order, no sort.
+  const order = match !== null ? 'logs_fts.rowid' : 'logs.key';
+  const rows = db
+    .prepare(`SELECT logs.key, logs.level FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order}`)
+    .raw()
+    .all(...params) as [number, number][];
+  const keys = new Array<number>(rows.length);
+  const levels = new Array<number>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as [number, number];
+    keys[i] = row[0];
+    levels[i] = row[1];
+  }
+  return { keys, levels };
+}
+
+/** Lines by key, in the order of `keys` (a key evicted meanwhile is left out). */
+export function readLines(db: CacheDb, keys: readonly number[]): LogLine[] {
+  if (keys.length === 0) return [];
+  const rows = db.prepare(`SELECT ${LINE_COLUMNS} FROM logs WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`).all(JSON.stringify(keys)) as LineRow[];
+  return rows.map(toLine);
+}
+
+export function readDetail(db: CacheDb, key: number): LogDetail | null {
+  const row = db.prepare('SELECT entry_id, detail FROM logs WHERE key = ?').get(key) as { entry_id: string; detail: string | null } | undefined;
+  if (!row) return null;
+  const detail = row.detail === null ? null : (JSON.parse(row.detail) as { caller: JsonObject | null; stack: string; fields: JsonObject[] });
+  return { caller: detail?.caller ?? null, stack: detail?.stack ?? '', fields: detail?.fields ?? [], entryId: row.entry_id };
+}
+
+/** The sources the parts logged from, sorted. */
+export function partSources(db: CacheDb, partIds: readonly string[]): string[] {
+  return db.prepare(`SELECT DISTINCT source FROM log_sources WHERE part_id IN (${partIds.map(() => '?').join(', ')}) ORDER BY source`).pluck().all(...partIds) as string[];
+}
+
+/** The time span of the parts' cached lines. */
+export function partSpan(db: CacheDb, partIds: readonly string[]): { oldestMs: number | null; newestMs: number | null } {
+  const first = db.prepare('SELECT min(key) AS lo, max(key) AS hi FROM logs WHERE part_id = ?');
+  let lo: number | null = null;
+  let hi: number | null = null;
+  for (const id of partIds) {
+    const r = first.get(id) as { lo: number | null; hi: number | null };
+    if (r.lo !== null && (lo === null || r.lo < lo)) lo = r.lo;
+    if (r.hi !== null && (hi === null || r.hi > hi)) hi = r.hi;
+  }
+  return { oldestMs: lo === null ? null : timeOfKey(lo), newestMs: hi === null ? null : timeOfKey(hi) };
+}
+
+/** Record where a part's lines come from (names shown by search) without touching its history marks. */
+export function putLogParts(db: CacheDb, parts: readonly LogPartInfo[]): void {
+  const put = db.prepare(
+    `INSERT INTO log_parts (part_id, org_id, machine_id, machine_name, part_name) VALUES (@partId, @orgId, @machineId, @machineName, @partName)
+     ON CONFLICT (part_id) DO UPDATE SET org_id = excluded.org_id, machine_id = excluded.machine_id, machine_name = excluded.machine_name, part_name = excluded.part_name`,
+  );
+  db.transaction(() => {
+    for (const p of parts) put.run(p);
+  })();
+}
+
+/** How far back a part's history was fetched. */
+export function historyMark(db: CacheDb, partId: string): { fromMs: number | null; done: boolean } {
+  const r = db.prepare('SELECT history_from, history_done FROM log_parts WHERE part_id = ?').get(partId) as { history_from: number | null; history_done: number } | undefined;
+  return { fromMs: r?.history_from ?? null, done: r?.history_done === 1 };
+}
+
+export function setHistoryMark(db: CacheDb, partId: string, fromMs: number | null, done: boolean): void {
+  db.prepare('UPDATE log_parts SET history_from = ?, history_done = ? WHERE part_id = ?').run(fromMs, done ? 1 : 0, partId);
+}
+
+/**
+ * Every cached line matching the filter, newest first, with where it comes from: the fleet-wide
+ * search, offline or not. `beforeKey` continues a previous page.
+ */
+export function searchLogs(db: CacheDb, filter: LogFilter, limit: number, beforeKey: number | null): { hits: LogSearchHit[]; more: boolean } {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  let from = 'logs';
+  const match = filter.text === '' ? null : phrase(filter.text);
+  if (match !== null) {
+    from = 'logs_fts JOIN logs ON logs.key = logs_fts.rowid';
+    where.push('logs_fts MATCH ?');
+    params.push(match);
+  } else if (filter.text !== '') {
+    where.push("logs.message LIKE ? ESCAPE '\\'");
+    params.push(likePattern(filter.text));
+  }
+  // Keys are times: the time range and the page are ranges of the primary key (and of the full-text
+  // index's rowid, which FTS5 then walks newest first without sorting).
+  const keyColumn = match !== null ? 'logs_fts.rowid' : 'logs.key';
+  const upper = Math.min(beforeKey ?? Number.MAX_SAFE_INTEGER, filter.endMs === null ? Number.MAX_SAFE_INTEGER : keyOfTime(filter.endMs + 1));
+  where.push(`${keyColumn} < ?`);
+  params.push(upper);
+  if (filter.startMs !== null) {
+    where.push(`${keyColumn} >= ?`);
+    params.push(keyOfTime(filter.startMs));
+  }
+  where.push(...levelAndSourceSql(filter, params));
+  params.push(limit + 1);
+  const rows = db
+    .prepare(
+      `SELECT ${LINE_COLUMNS.split(', ')
+        .map((c) => (c.startsWith('detail') ? c : `logs.${c}`))
+        .join(', ')},
+              coalesce(p.org_id, '') AS org_id, coalesce(p.machine_id, '') AS machine_id, coalesce(p.machine_name, '') AS machine_name, coalesce(p.part_name, '') AS part_name
+       FROM (SELECT logs.key AS k FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keyColumn} DESC LIMIT ?) AS found
+       JOIN logs ON logs.key = found.k LEFT JOIN log_parts p ON p.part_id = logs.part_id
+       ORDER BY logs.key DESC`,
+    )
+    .all(...params) as (LineRow & { org_id: string; machine_id: string; machine_name: string; part_name: string })[];
+  const more = rows.length > limit;
+  return {
+    hits: rows.slice(0, limit).map((r) => ({ ...toLine(r), orgId: r.org_id, machineId: r.machine_id, machineName: r.machine_name, partName: r.part_name })),
+    more,
+  };
+}
+
+/** Whether a line matches the filter, time range included (what the views check appended lines with). */
+export function lineMatches(line: LogLine, filter: LogFilter, lowerText: string): boolean {
+  if (filter.levels.length > 0 && !filter.levels.includes(line.level)) return false;
+  if (filter.sources.length > 0 && !filter.sources.some((s) => line.source === s || line.source.startsWith(`${s}.`))) return false;
+  if (lowerText !== '' && !line.message.toLowerCase().includes(lowerText)) return false;
+  return true;
+}
