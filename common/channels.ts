@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { connectionRequests, type ConnectionResponses } from './connection';
 import { localServiceRequests, type LocalServiceResponses } from './local-service';
 import { locationsRequests, type LocationsResponses } from './locations';
+import { logsRequests, type LogsResponses } from './logs';
 import { machinesRequests, type MachinesResponses } from './machines';
 import { orgsRequests, type OrgsResponses } from './orgs';
 import { profilesRequests, type ProfilesResponses } from './profiles';
@@ -21,6 +22,7 @@ export const requestSchemas = {
   ...orgsRequests,
   ...locationsRequests,
   ...machinesRequests,
+  ...logsRequests,
   ...uiRequests,
 } as const;
 
@@ -31,6 +33,7 @@ export type Responses = ProfilesResponses &
   OrgsResponses &
   LocationsResponses &
   MachinesResponses &
+  LogsResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

@@ -4,6 +4,7 @@
  */
 import type { ConnectionState } from './connection';
 import type { LocalServiceState } from './local-service';
+import type { LogViewUpdate, TailStatuses } from './logs';
 import type { LivenessUpdate } from './machines';
 import type { OrgsSnapshot } from './orgs';
 import type { ProfilesState } from './profiles';
@@ -25,6 +26,10 @@ export interface Events {
   'fleet.changed': { readonly orgIds: readonly string[]; readonly all: boolean };
   /** Fresh last access of watched parts (see `machines.watch`). */
   'machines.liveness': LivenessUpdate;
+  /** An open log view grew or changed: at most one per view per batch of tailed lines. */
+  'logs.view': LogViewUpdate;
+  /** How the tailed parts' streams are doing (live, reconnecting, their outages). */
+  'logs.tails': TailStatuses;
 }
 
 export type EventName = keyof Events;
@@ -36,6 +41,8 @@ const names = {
   'orgs.changed': true,
   'fleet.changed': true,
   'machines.liveness': true,
+  'logs.view': true,
+  'logs.tails': true,
 } satisfies Record<EventName, true>;
 
 export const eventNames = Object.freeze(Object.keys(names)) as readonly EventName[];

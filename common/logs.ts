@@ -136,6 +136,8 @@ export const logsRequests = {
   /** Fetch older history of the view's parts from the service (one page each). */
   'logs.older': z.object({ viewId }).strict(),
   'logs.close': z.object({ viewId }).strict(),
+  /** How every tailed part's stream is doing (then follow `logs.tails`). */
+  'logs.status': z.object({}).strict(),
   /** Search every cached line of the profile (works offline). */
   'logs.search': z.object({ filter: logFilter, limit: z.number().int().min(1).max(500).default(100), beforeKey: z.number().int().nonnegative().nullable().default(null) }).strict(),
   /** Write what a view shows to a file (main streams it; Electron asks where with the save dialog). */
@@ -162,6 +164,7 @@ export interface LogsResponses {
   'logs.histogram': LogHistogram;
   'logs.older': LogViewState & { readonly added: number; readonly exhausted: boolean };
   'logs.close': Record<string, never>;
+  'logs.status': TailStatuses;
   'logs.search': { readonly hits: readonly LogSearchHit[]; readonly more: boolean; readonly tookMs: number };
   /** `path` where it was written (Electron), or `url` to download it from (browser mode); both null when the user cancelled. */
   'logs.export': { readonly path: string | null; readonly url: string | null; readonly lines: number; readonly bytes: number };

@@ -15,6 +15,9 @@ import { LocalServiceSupervisor, type SpawnService } from '../local-service/supe
 import { locationsHandlers } from '../locations/handlers';
 import { machinesHandlers } from '../machines/handlers';
 import { LivenessWatcher } from '../machines/liveness';
+import { logsHandlers } from '../logs/handlers';
+import { LogTails } from '../logs/tails';
+import { Downloads } from '../fs/downloads';
 import { fleetResource } from '../machines/sync';
 import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
@@ -40,7 +43,9 @@ export interface BackendOptions {
   /** Replaces the OS keychain (tests of the session-only fallback). */
   readonly keychain?: { store: SecretStore; status: KeychainStatus };
   /** Connection timing; defaults suit people, tests shorten them. */
-  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number };
+  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number };
+  /** Asks where to save a file (the Electron shell's save dialog). Without it, exports are offered as downloads (browser mode). */
+  readonly chooseSavePath?: (suggestedName: string) => Promise<string | null>;
   /** The cache worker (out/main/cache-worker.js beside the main bundle); without it cache jobs run on the main thread. */
   readonly cacheWorker?: CacheWorkerOptions;
 }
@@ -50,10 +55,13 @@ const LOCAL_UNAVAILABLE = 'The local service is stopped. Start it from the statu
 export class Backend {
   readonly handlers: Handlers;
   readonly events = new EventBus();
+  /** Files offered for download in browser mode (the web server serves them). */
+  readonly downloads = new Downloads();
   readonly #ctx: BackendContext;
   readonly #keyStored = new Map<string, boolean>();
   readonly #lock: DataDirLock;
   readonly #liveness: LivenessWatcher;
+  readonly #tails: LogTails;
   #closed = false;
 
   private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }, lock: DataDirLock) {
@@ -64,6 +72,7 @@ export class Backend {
     const profiles = ProfileStore.open(options.userDataDir, log);
     const connection = new Connection({ events, resources: [orgsResource(events), fleetResource(events, log)], log, cacheWorker: options.cacheWorker, ...options.timing });
     this.#liveness = new LivenessWatcher(connection, events, log, options.timing?.livenessMs);
+    this.#tails = new LogTails(connection, events, log, { retryMinMs: options.timing?.tailRetryMinMs, retryMaxMs: options.timing?.tailRetryMaxMs });
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,
       execArgv: options.serviceExecArgv,
@@ -92,6 +101,9 @@ export class Backend {
       profilesState: () => this.#profilesState(),
       cachePath: (id) => join(options.userDataDir, 'profiles', id, 'cache.sqlite'),
       forgetKey: (id) => this.#keyStored.delete(id),
+      chooseSavePath: options.chooseSavePath ?? null,
+      downloads: this.downloads,
+      exportsDir: join(options.userDataDir, 'exports'),
     };
     this.handlers = {
       ...profilesHandlers(this.#ctx),
@@ -101,6 +113,7 @@ export class Backend {
       ...locationsHandlers(this.#ctx),
       ...machinesHandlers(this.#ctx, this.#liveness),
       ...uiHandlers(this.#ctx),
+      ...logsHandlers(this.#ctx, this.#tails),
     };
   }
 
@@ -148,6 +161,7 @@ export class Backend {
     if (this.#closed) return;
     this.#closed = true;
     this.#liveness.stop();
+    this.#tails.stop();
     const released = this.#ctx.connection.close();
     try {
       await this.#ctx.localService.stop();

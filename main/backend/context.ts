@@ -3,6 +3,7 @@ import type { Connection } from '../connection/connection';
 import type { LocalServiceSupervisor } from '../local-service/supervisor';
 import type { ProfileStore } from '../profiles/store';
 import type { SecretStore, KeychainStatus } from '../keychain/keychain';
+import type { Downloads } from '../fs/downloads';
 import type { EventBus } from './events';
 
 /** What the domain handlers share: the backend's parts, and the few moves that span domains. */
@@ -14,6 +15,12 @@ export interface BackendContext {
   readonly keychainStatus: KeychainStatus;
   readonly localService: LocalServiceSupervisor;
   readonly log: (message: string) => void;
+  /** Asks where to save a file (Electron's save dialog); null in browser mode, which offers a download instead. */
+  readonly chooseSavePath: ((suggestedName: string) => Promise<string | null>) | null;
+  /** Files offered for download in browser mode (exports). */
+  readonly downloads: Downloads;
+  /** Where browser mode writes exports before they are downloaded. */
+  readonly exportsDir: string;
   /**
    * Make a profile active: its cache answers when this resolves; reaching its service (starting the
    * local one) goes on in the background unless `wait` is set, then it resolves after the first sync.

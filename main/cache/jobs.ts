@@ -35,7 +35,7 @@ import {
 } from './fleet';
 import { replaceOrgs, upsertOrg } from '../orgs/cache';
 import type { LogFilter, LogRetention, LogViewUpdate } from '../../common/logs';
-import { evictLogs, historyMark, insertLogs, logTotals, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
+import { evictLogs, historyMark, insertLogs, logTotals, partSpan, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
 import { LogViews } from '../logs/views';
 
 /** The fleet replacement under way on a connection, if any (see the stream jobs below). */
@@ -76,6 +76,7 @@ export const READ_JOBS: ReadonlySet<string> = new Set([
   'logsExport',
   'logsHistoryMark',
   'logsTotals',
+  'logsNewest',
 ]);
 
 export const cacheJobs = {
@@ -178,6 +179,8 @@ export const cacheJobs = {
   logsHistoryMark: (db: CacheDb, partId: string) => historyMark(db, partId),
   logsSetHistoryMark: (db: CacheDb, partId: string, fromMs: number | null, done: boolean): void => setHistoryMark(db, partId, fromMs, done),
   logsTotals: (db: CacheDb) => logTotals(db),
+  /** The time of a part's newest cached line (where a gap fill starts). */
+  logsNewest: (db: CacheDb, partId: string): number | null => partSpan(db, [partId]).newestMs,
   logsEvict: (db: CacheDb, retention: LogRetention): LogViewUpdate[] => {
     const views = viewsOf(db);
     const cutoff = evictLogs(db, retention);

@@ -169,6 +169,16 @@ export class Connection {
     return this.#session.run(job, ...args);
   }
 
+  /**
+   * The active session's profile, client and cache runner, for work that outlives a call (a log
+   * tail): writes through this `run` land in the profile the work started on, even after a switch.
+   */
+  current(): { readonly profileId: string; readonly client: FleetClient | null; readonly run: CacheRunner } | null {
+    const session = this.#session;
+    if (!session) return null;
+    return { profileId: session.profileId, client: session.client, run: (job, ...args) => session.run(job, ...args) };
+  }
+
   /** Whether the active profile has a service to call (false while its key is missing or its local service is down). */
   get hasService(): boolean {
     return this.#session?.client != null;

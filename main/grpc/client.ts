@@ -5,6 +5,7 @@
  * every call a deadline so a hung service turns into an `offline` error instead of a frozen UI.
  */
 import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import type { TailRobotPartLogsRequest, TailRobotPartLogsResponse } from '../../proto/gen/fleet/app/v1/logs';
 import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { AppError, fromServiceError, isServiceError } from '../backend/errors';
@@ -82,6 +83,38 @@ export class FleetClient {
       }
       throw this.#toAppError(e, what);
     }
+  }
+
+  /**
+   * Open a TailRobotPartLogs stream (no deadline: it runs until cancelled). `onEnd` is called once:
+   * with null when the stream ended normally or was cancelled through the returned function, with
+   * the failure otherwise. A refused token is forgotten, so the next stream signs in again.
+   */
+  async tail(request: TailRobotPartLogsRequest, onData: (message: TailRobotPartLogsResponse) => void, onEnd: (error: AppError | null) => void): Promise<() => void> {
+    const token = await this.#tokenFor('tail the logs');
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    const call = this.app.tailRobotPartLogs(request, metadata, {});
+    let cancelled = false;
+    let ended = false;
+    const end = (error: AppError | null) => {
+      if (ended) return;
+      ended = true;
+      onEnd(error);
+    };
+    call.on('data', (message: TailRobotPartLogsResponse) => {
+      if (!cancelled) onData(message);
+    });
+    call.on('error', (e: ServiceError) => {
+      if (cancelled && e.code === status.CANCELLED) return end(null);
+      if (e.code === status.UNAUTHENTICATED) this.#token = null;
+      end(this.#toAppError(e, 'tail the logs'));
+    });
+    call.on('end', () => end(null));
+    return () => {
+      cancelled = true;
+      call.cancel();
+    };
   }
 
   close(): void {

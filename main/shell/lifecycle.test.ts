@@ -96,6 +96,18 @@ describe('user data folder', () => {
   });
 });
 
+describe('save dialog', () => {
+  it('asks where to save an export in the Downloads folder, and answers null when the user cancels', async () => {
+    const { openBackend } = await started();
+    const { chooseSavePath } = (openBackend.mock.calls[0] as unknown as [{ chooseSavePath: (name: string) => Promise<string | null> }])[0];
+    fake.dialog.showSaveDialog.mockResolvedValueOnce({ canceled: false, filePath: '/home/user/Downloads/rover-main.log' });
+    expect(await chooseSavePath('rover-main.log')).toBe('/home/user/Downloads/rover-main.log');
+    expect(fake.dialog.showSaveDialog.mock.calls.at(-1)?.at(-1)).toMatchObject({ defaultPath: '/home/user/Downloads/rover-main.log' });
+    fake.dialog.showSaveDialog.mockResolvedValueOnce({ canceled: true });
+    expect(await chooseSavePath('x.log')).toBeNull();
+  });
+});
+
 describe('single instance', () => {
   it('a second instance quits without opening anything', async () => {
     fake.app.hasLock = false;

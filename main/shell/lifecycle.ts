@@ -33,6 +33,8 @@ export interface ShellBackendOptions {
   /** How the local service is started: in an Electron utility process (utility-service.ts). */
   readonly spawnService: SpawnService;
   readonly log?: (message: string) => void;
+  /** Asks where to save a file (log exports): the save dialog, over the app's window. */
+  readonly chooseSavePath: (suggestedName: string) => Promise<string | null>;
 }
 
 export interface ShellPaths {
@@ -98,6 +100,12 @@ export function runShell(options: ShellOptions): boolean {
       // A packaged app has the RunAsNode fuse off, so node's child_process.fork of the app binary cannot run the service.
       spawnService: spawnServiceInUtilityProcess,
       log,
+      chooseSavePath: async (suggestedName) => {
+        const parent = [...windows].find((w) => !w.isDestroyed());
+        const options = { title: 'Export logs', defaultPath: join(app.getPath('downloads'), suggestedName), properties: ['createDirectory' as const, 'showOverwriteConfirmation' as const] };
+        const answer = parent ? await dialog.showSaveDialog(parent, options) : await dialog.showSaveDialog(options);
+        return answer.canceled || !answer.filePath ? null : answer.filePath;
+      },
     }),
   );
   const routerReady = backendReady.then((backend) =>

@@ -21,7 +21,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -29,6 +29,7 @@ import sirv from 'sirv';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
 import type { EventBus } from '../backend/events';
+import type { Downloads } from '../fs/downloads';
 import { createRouter, type Handlers } from '../backend/router';
 import { CONTENT_SECURITY_POLICY } from '../security/csp';
 import { createRateLimitedLog } from './rate-limited-log';
@@ -44,6 +45,8 @@ export interface WebServerOptions {
   readonly log?: (message: string) => void;
   /** Fixed launch token (tests); a random one otherwise. */
   readonly token?: string;
+  /** Files offered for download (log exports), served once at /downloads/<token> to the page's session. */
+  readonly downloads?: Downloads;
 }
 
 export interface WebServer {
@@ -179,6 +182,33 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     res.end(req.method === 'HEAD' ? undefined : indexHtml);
   };
 
+  /** A file main wrote (an export), streamed from disk to the page's own session only, once, then deleted. */
+  const serveDownload = (req: IncomingMessage, res: ServerResponse, downloads: Downloads, id: string): void => {
+    if (!hasSession(req)) {
+      plain(res, 403, 'Fleet Desk: downloads are for the app page that asked for them.');
+      return;
+    }
+    const download = /^[\w-]{16,64}$/.test(id) ? downloads.take(id) : null;
+    if (download === null) {
+      plain(res, 404, 'This download has expired or was taken already. Export again.');
+      return;
+    }
+    const file = createReadStream(download.path);
+    file.on('open', () => {
+      res.writeHead(200, {
+        'Content-Type': download.type,
+        'Content-Disposition': `attachment; filename="${download.name.replace(/[^\w.+-]/g, '_')}"`,
+        'Cache-Control': 'no-store',
+      });
+      file.pipe(res);
+    });
+    file.on('error', () => plain(res, 404, 'This download is gone. Export again.'));
+    res.on('close', () => {
+      file.destroy();
+      rmSync(download.path, { force: true });
+    });
+  };
+
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
     if (!hostAllowed(req)) {
@@ -200,6 +230,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
     if (isAssetPath(url.pathname)) {
       assets(req, res, () => plain(res, 404, 'Not found'));
+      return;
+    }
+    if (url.pathname.startsWith('/downloads/') && options.downloads) {
+      serveDownload(req, res, options.downloads, url.pathname.slice('/downloads/'.length));
       return;
     }
     plain(res, 404, 'Not found');

@@ -134,6 +134,7 @@ class FakeApp extends EventEmitter {
     this.userData = path;
   });
   readonly getPath = vi.fn((name: string) => {
+    if (name === 'downloads') return '/home/user/Downloads';
     if (name !== 'userData') throw new Error(`fake app.getPath: unexpected ${name}`);
     return this.userData;
   });
@@ -326,7 +327,7 @@ function createFake() {
       buildFromTemplate: vi.fn((template: unknown[]) => ({ template })),
       setApplicationMenu: vi.fn(),
     },
-    dialog: { showErrorBox: vi.fn() },
+    dialog: { showErrorBox: vi.fn(), showSaveDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePath?: string }> => ({ canceled: true })) },
     protocol: new FakeProtocol(),
     utilityProcess: {
       /** Run forked entries in real node children (see FakeUtilityProcess). */

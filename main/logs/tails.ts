@@ -1,0 +1,481 @@
+/**
+ * Log views and the live tails behind them. A view names parts; each part is tailed once however
+ * many views show it (TailRobotPartLogs, every level), and what arrives is written to the cache in
+ * batches — one cache job per FLUSH_MS for all parts — whose answer carries one update per changed
+ * view: the renderer gets at most one `logs.view` message per view per batch, never one per line.
+ *
+ * A stream that breaks (service restart, network loss) is reopened with backoff; the gap is filled
+ * from GetRobotPartLogs since the newest entry held, once when the stream reopens and again when its
+ * first message arrives (the subscription may have taken effect after the first fill), and entries
+ * already cached are skipped by identity: the cache ends with no gap and no duplicate. Each break is
+ * kept as an outage (from, to, lines filled) for the view to show.
+ */
+import { DEFAULT_RETENTION, type LogFilter, type LogRetention, type LogViewState, type LogViewUpdate, type TailStatus, type TailStatuses } from '../../common/logs';
+import { GetRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
+import { AppError } from '../backend/errors';
+import type { EventBus } from '../backend/events';
+import type { CacheDb } from '../cache/cache';
+import type { CacheRunner, Connection } from '../connection/connection';
+import { LONG_DEADLINE_MS, type FleetClient } from '../grpc/client';
+import type { IncomingEntry, LogPartInfo } from './cache';
+import { entryFromWire } from './convert';
+
+/** How often tailed lines are written to the cache and views are told (one job for every part). */
+export const FLUSH_MS = 50;
+/** Entries fetched when a part is first opened, and per "load older" step. */
+export const HISTORY_PAGE = 1000;
+/** A gap fill stops after this many entries (the service keeps 20,000 per part). */
+const MAX_FILL = 20_000;
+/** Outages kept per part. */
+const MAX_OUTAGES = 10;
+/** Queued lines beyond which arriving ones are not queued: the next gap fill fetches them. */
+const MAX_QUEUED = 200_000;
+
+export interface LogTailsOptions {
+  readonly retryMinMs?: number;
+  readonly retryMaxMs?: number;
+  readonly flushMs?: number;
+}
+
+interface Tail {
+  readonly partId: string;
+  refs: number;
+  status: TailStatus;
+  cancel: (() => void) | null;
+  /** Bumped on every (re)open: callbacks of an older stream are ignored. */
+  generation: number;
+  attempt: number;
+  timer: NodeJS.Timeout | null;
+  /** Newest entry time received or cached (ms): a gap fill starts here. */
+  newestMs: number | null;
+  /** When the stream broke (null while it has not). */
+  brokeAtMs: number | null;
+  /** The start of the fill still owed when the new stream's first message arrives. */
+  refillFromMs: number | null;
+  /** Lines the fills of the current reconnection brought. */
+  filled: number;
+}
+
+interface ViewRecord {
+  readonly partIds: readonly string[];
+  filter: LogFilter;
+}
+
+export class LogTails {
+  readonly #connection: Connection;
+  readonly #events: EventBus;
+  readonly #log: (message: string) => void;
+  readonly #retryMinMs: number;
+  readonly #retryMaxMs: number;
+  readonly #flushMs: number;
+  readonly #views = new Map<string, ViewRecord>();
+  readonly #tails = new Map<string, Tail>();
+  /** Entries received and not yet written, per part. */
+  #queued = new Map<string, IncomingEntry[]>();
+  #queuedCount = 0;
+  /** The batch being gathered: resolves with what it added per part once written. */
+  #batch: { promise: Promise<Readonly<Record<string, number>>>; resolve: (added: Readonly<Record<string, number>>) => void } | null = null;
+  #flushTimer: NodeJS.Timeout | null = null;
+  #writing: Promise<void> | null = null;
+  #profileId: string | null = null;
+  #run: CacheRunner | null = null;
+  #nextView = 1;
+  retention: LogRetention = DEFAULT_RETENTION;
+
+  constructor(connection: Connection, events: EventBus, log: (message: string) => void, options: LogTailsOptions = {}) {
+    this.#connection = connection;
+    this.#events = events;
+    this.#log = log;
+    this.#retryMinMs = options.retryMinMs ?? 500;
+    this.#retryMaxMs = options.retryMaxMs ?? 10_000;
+    this.#flushMs = options.flushMs ?? FLUSH_MS;
+    events.subscribe((event, payload) => {
+      if (event !== 'connection.changed') return;
+      const state = payload as { profileId: string | null; status: string };
+      if (state.profileId !== this.#profileId) this.reset();
+      else if (state.status === 'online') this.#retryBrokenNow();
+    });
+  }
+
+  /** The profile's cache runner, starting afresh when the active profile changed. */
+  #session(): CacheRunner {
+    const current = this.#connection.current();
+    if (!current) throw new AppError('not-found', 'No profile is active.');
+    if (current.profileId !== this.#profileId || this.#run === null) {
+      this.reset();
+      this.#profileId = current.profileId;
+      this.#run = current.run;
+    }
+    return this.#run;
+  }
+
+  /** Forget every view and stop every tail (a profile switch). */
+  reset(): void {
+    for (const tail of this.#tails.values()) this.#stopTail(tail);
+    this.#tails.clear();
+    this.#views.clear();
+    this.#queued = new Map();
+    this.#queuedCount = 0;
+    this.#batch?.resolve({});
+    this.#batch = null;
+    this.#profileId = null;
+    this.#run = null;
+    this.#emitStatuses();
+  }
+
+  async open(partIds: readonly string[], filter: LogFilter, names: readonly LogPartInfo[]): Promise<LogViewState> {
+    const run = this.#session();
+    const viewId = `v${this.#nextView++}`;
+    if (names.length > 0) await run('logsParts', names);
+    // Parts opened for the first time get their recent history before the view is drawn.
+    await Promise.all(partIds.map((id) => this.#firstHistory(id, run)));
+    this.#views.set(viewId, { partIds: [...new Set(partIds)], filter });
+    for (const id of new Set(partIds)) this.#acquire(id);
+    const state = await run('logsOpen', viewId, [...new Set(partIds)], filter);
+    this.#emitStatuses();
+    return state;
+  }
+
+  /** Run a read of an open view; a view the worker lost (it restarted) is opened again first. */
+  async onView<T>(viewId: string, read: (run: CacheRunner) => Promise<T>): Promise<T> {
+    const run = this.#session();
+    const record = this.#views.get(viewId);
+    if (!record) throw new AppError('not-found', `The log view ${viewId} is closed. Open the logs again.`);
+    if (!(await run('logsHasView', viewId))) await run('logsOpen', viewId, record.partIds, record.filter);
+    return read(run);
+  }
+
+  async filter(viewId: string, filter: LogFilter): Promise<LogViewState> {
+    const state = await this.onView(viewId, (run) => run('logsFilter', viewId, filter));
+    const record = this.#views.get(viewId);
+    if (record) record.filter = filter;
+    return state;
+  }
+
+  async close(viewId: string): Promise<void> {
+    const record = this.#views.get(viewId);
+    if (!record) return;
+    this.#views.delete(viewId);
+    for (const id of record.partIds) this.#release(id);
+    await this.#run?.('logsClose', viewId);
+    this.#emitStatuses();
+  }
+
+  partsOf(viewId: string): readonly string[] {
+    const record = this.#views.get(viewId);
+    if (!record) throw new AppError('not-found', `The log view ${viewId} is closed. Open the logs again.`);
+    return record.partIds;
+  }
+
+  statuses(): TailStatuses {
+    return Object.fromEntries([...this.#tails.values()].map((t) => [t.partId, t.status]));
+  }
+
+  /** Fetch one older page of history for each of the view's parts. */
+  async older(viewId: string): Promise<{ added: number; exhausted: boolean }> {
+    const run = this.#session();
+    const partIds = this.partsOf(viewId);
+    const client = this.#client();
+    let added = 0;
+    let exhausted = true;
+    for (const partId of partIds) {
+      const mark = await run('logsHistoryMark', partId);
+      if (mark.done) continue;
+      const { entries, complete } = await this.#fetch(client, partId, { end: mark.fromMs, count: HISTORY_PAGE });
+      added += await this.#store(run, partId, entries);
+      const oldest = entries.reduce<number | null>((min, e) => (min === null || e.timeMs < min ? e.timeMs : min), mark.fromMs);
+      await run('logsSetHistoryMark', partId, oldest, complete);
+      if (!complete) exhausted = false;
+    }
+    this.#emit(await run('logsReload', partIds));
+    return { added, exhausted };
+  }
+
+  /** Stop everything (the backend closes). */
+  stop(): void {
+    this.reset();
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+  }
+
+  // --- tails ---
+
+  #acquire(partId: string): void {
+    let tail = this.#tails.get(partId);
+    if (!tail) {
+      tail = {
+        partId,
+        refs: 0,
+        status: { state: 'connecting', sinceMs: Date.now(), retryAt: null, error: null, outages: [] },
+        cancel: null,
+        generation: 0,
+        attempt: 0,
+        timer: null,
+        newestMs: null,
+        brokeAtMs: null,
+        refillFromMs: null,
+        filled: 0,
+      };
+      this.#tails.set(partId, tail);
+      void this.#startTail(tail);
+    }
+    tail.refs += 1;
+  }
+
+  #release(partId: string): void {
+    const tail = this.#tails.get(partId);
+    if (!tail) return;
+    tail.refs -= 1;
+    if (tail.refs > 0) return;
+    this.#stopTail(tail);
+    this.#tails.delete(partId);
+  }
+
+  #stopTail(tail: Tail): void {
+    tail.generation += 1;
+    if (tail.timer) clearTimeout(tail.timer);
+    tail.timer = null;
+    tail.cancel?.();
+    tail.cancel = null;
+  }
+
+  #client(): FleetClient {
+    const current = this.#connection.current();
+    if (!current?.client) throw new AppError(this.#connection.state.error?.kind ?? 'offline', this.#connection.state.error?.message ?? 'The service cannot be reached: showing the cached logs.');
+    return current.client;
+  }
+
+  async #startTail(tail: Tail): Promise<void> {
+    const generation = ++tail.generation;
+    const run = this.#run;
+    if (!run) return;
+    this.#setStatus(tail, { state: 'connecting', retryAt: null });
+    try {
+      const client = this.#client();
+      if (tail.newestMs === null) tail.newestMs = await run('logsNewest', tail.partId);
+      const cancel = await client.tail(
+        { robotPartId: tail.partId, errorsOnly: false, filter: '' },
+        (message) => {
+          if (tail.generation !== generation) return;
+          const entries = message.logs.map(entryFromWire);
+          const before = tail.newestMs;
+          for (const e of entries) if (tail.newestMs === null || e.timeMs > tail.newestMs) tail.newestMs = e.timeMs;
+          this.#enqueue(tail.partId, entries);
+          // The first message proves the subscription: fill again what may have come before it; and
+          // entries the service dropped (we read too slowly) are fetched the same way.
+          const refill = tail.refillFromMs;
+          if (refill !== null || Number(message.dropped) > 0) {
+            tail.refillFromMs = null;
+            void this.#fill(tail, generation, run, client, refill ?? before).catch((e: unknown) => this.#broken(tail, generation, e));
+          }
+        },
+        (error) => {
+          if (tail.generation !== generation) return;
+          this.#broken(tail, generation, error ?? new AppError('offline', 'the service ended the log stream'));
+        },
+      );
+      if (tail.generation !== generation) {
+        cancel();
+        return;
+      }
+      tail.cancel = cancel;
+      const from = tail.newestMs;
+      tail.refillFromMs = from;
+      await this.#fill(tail, generation, run, client, from);
+      if (tail.generation !== generation) return;
+      const now = Date.now();
+      const outages = tail.brokeAtMs === null ? tail.status.outages : [...tail.status.outages, { fromMs: tail.brokeAtMs, toMs: now, filled: tail.filled }].slice(-MAX_OUTAGES);
+      tail.brokeAtMs = null;
+      tail.filled = 0;
+      tail.attempt = 0;
+      this.#setStatus(tail, { state: 'live', retryAt: null, error: null, outages });
+    } catch (e) {
+      this.#broken(tail, generation, e);
+    }
+  }
+
+  /** Fetch what the part logged since `fromMs` (inclusive; what is cached is skipped) and queue it for the cache. */
+  async #fill(tail: Tail, generation: number, run: CacheRunner, client: FleetClient, fromMs: number | null): Promise<void> {
+    if (fromMs === null) {
+      // Nothing cached yet (the view opened offline): start with the part's recent history.
+      await this.#firstHistory(tail.partId, run);
+      tail.newestMs = await run('logsNewest', tail.partId);
+      return;
+    }
+    const { entries } = await this.#fetch(client, tail.partId, { start: fromMs, count: MAX_FILL });
+    if (tail.generation !== generation) return;
+    // Through the same batches as the tail (a view hears of it in its next update, not in one of its own).
+    const added = await this.#enqueue(tail.partId, entries, true);
+    tail.filled += added[tail.partId] ?? 0;
+  }
+
+  #broken(tail: Tail, generation: number, e: unknown): void {
+    if (tail.generation !== generation) return;
+    tail.generation += 1;
+    tail.cancel?.();
+    tail.cancel = null;
+    tail.brokeAtMs ??= Date.now();
+    const error = e instanceof AppError ? e : new AppError('internal', e instanceof Error ? e.message : String(e));
+    // A part that is gone or forbidden will not come back soon: wait the longest.
+    const lasting = error.kind === 'not-found' || error.kind === 'permission-denied';
+    const wait = lasting ? this.#retryMaxMs : Math.min(this.#retryMaxMs, this.#retryMinMs * 2 ** tail.attempt);
+    tail.attempt += 1;
+    this.#setStatus(tail, { state: 'disconnected', retryAt: Date.now() + wait, error: error.message });
+    if (tail.timer) clearTimeout(tail.timer);
+    tail.timer = setTimeout(() => {
+      tail.timer = null;
+      void this.#startTail(tail);
+    }, wait);
+    tail.timer.unref();
+  }
+
+  /** The service is back: broken tails retry now instead of at their backoff's end. */
+  #retryBrokenNow(): void {
+    for (const tail of this.#tails.values()) {
+      if (tail.status.state !== 'disconnected' || !tail.timer) continue;
+      clearTimeout(tail.timer);
+      tail.timer = null;
+      tail.attempt = 0;
+      void this.#startTail(tail);
+    }
+  }
+
+  #setStatus(tail: Tail, change: Partial<TailStatus>): void {
+    const sinceMs = change.state !== undefined && change.state !== tail.status.state ? Date.now() : tail.status.sinceMs;
+    tail.status = { ...tail.status, ...change, sinceMs };
+    this.#emitStatuses();
+  }
+
+  #emitStatuses(): void {
+    this.#events.emit('logs.tails', this.statuses());
+  }
+
+  // --- history ---
+
+  async #firstHistory(partId: string, run: CacheRunner): Promise<void> {
+    const mark = await run('logsHistoryMark', partId);
+    if (mark.fromMs !== null || mark.done) return;
+    let client: FleetClient;
+    try {
+      client = this.#client();
+    } catch {
+      return; // offline: the view shows what is cached
+    }
+    try {
+      const { entries, complete } = await this.#fetch(client, partId, { count: HISTORY_PAGE });
+      await this.#store(run, partId, entries);
+      const oldest = entries.reduce<number | null>((min, e) => (min === null || e.timeMs < min ? e.timeMs : min), null);
+      await run('logsSetHistoryMark', partId, oldest ?? Date.now(), complete);
+    } catch (e) {
+      // The view still opens from the cache; the tail reports the failure.
+      this.#log(`logs: history of ${partId}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** GetRobotPartLogs page by page, newest first, up to `count` entries. */
+  async #fetch(client: FleetClient, partId: string, range: { start?: number | null; end?: number | null; count: number }): Promise<{ entries: IncomingEntry[]; complete: boolean }> {
+    const entries: IncomingEntry[] = [];
+    let pageToken = '';
+    do {
+      const request = GetRobotPartLogsRequest.fromPartial({
+        robotPartId: partId,
+        numLogEntries: range.count,
+        limit: 1000,
+        pageToken,
+        start: range.start == null ? undefined : new Date(range.start),
+        end: range.end == null ? undefined : new Date(range.end),
+      });
+      const page = await client.call('read the logs', client.app.getRobotPartLogs, request, { deadlineMs: LONG_DEADLINE_MS });
+      entries.push(...page.logs.map(entryFromWire));
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '' && entries.length < range.count);
+    return { entries, complete: entries.length < range.count };
+  }
+
+  /** Write fetched entries now (not through the tail queue): the caller waits for them. */
+  async #store(run: CacheRunner, partId: string, entries: readonly IncomingEntry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const { updates, added } = await run('logsAppend', [{ partId, entries }], Date.now(), this.retention);
+    this.#emit(updates);
+    return added[partId] ?? 0;
+  }
+
+  // --- the write queue ---
+
+  /**
+   * Queue entries for the next batch; resolves with what that batch added per part. Tailed lines
+   * beyond MAX_QUEUED are not queued (the tail's next fill fetches them); a fill's always are.
+   */
+  #enqueue(partId: string, entries: readonly IncomingEntry[], fill = false): Promise<Readonly<Record<string, number>>> {
+    if (entries.length === 0) return Promise.resolve({});
+    if (!fill && this.#queuedCount > MAX_QUEUED) {
+      const tail = this.#tails.get(partId);
+      if (tail) tail.refillFromMs ??= entries[0]?.timeMs ?? null;
+      return Promise.resolve({});
+    }
+    const list = this.#queued.get(partId);
+    if (list) list.push(...entries);
+    else this.#queued.set(partId, [...entries]);
+    this.#queuedCount += entries.length;
+    if (!this.#batch) {
+      let resolve: (added: Readonly<Record<string, number>>) => void = () => undefined;
+      const promise = new Promise<Readonly<Record<string, number>>>((r) => (resolve = r));
+      this.#batch = { promise, resolve };
+    }
+    this.#flushTimer ??= setTimeout(() => {
+      this.#flushTimer = null;
+      void this.#flush();
+    }, this.#flushMs);
+    return this.#batch.promise;
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#writing) {
+      // One write at a time: lines arriving meanwhile go in the next one.
+      await this.#writing;
+      if (this.#queuedCount > 0 && !this.#flushTimer) void this.#flush();
+      return;
+    }
+    const run = this.#run;
+    const batch = this.#batch;
+    if (!run || this.#queuedCount === 0) return;
+    const batches = [...this.#queued].map(([partId, entries]) => ({ partId, entries }));
+    this.#queued = new Map();
+    this.#queuedCount = 0;
+    this.#batch = null;
+    this.#writing = run('logsAppend', batches, Date.now(), this.retention)
+      .then(({ updates, added }) => {
+        if (this.#run === run) this.#emit(updates);
+        batch?.resolve(added);
+      })
+      .catch((e: unknown) => {
+        this.#log(`logs: caching tailed lines failed: ${e instanceof Error ? e.message : String(e)}`);
+        // Let each tail's next fill fetch them again.
+        for (const { partId, entries } of batches) {
+          const tail = this.#tails.get(partId);
+          if (tail && entries[0]) tail.refillFromMs ??= entries[0].timeMs;
+        }
+        batch?.resolve({});
+      })
+      .finally(() => {
+        this.#writing = null;
+      });
+    await this.#writing;
+  }
+
+  #emit(updates: readonly LogViewUpdate[]): void {
+    for (const update of updates) if (this.#views.has(update.viewId)) this.#events.emit('logs.view', update);
+  }
+}
+
+/** Names of parts for search results and exports, read from the fleet cache. */
+export function partNames(cache: CacheDb, partIds: readonly string[]): LogPartInfo[] {
+  if (partIds.length === 0) return [];
+  return cache
+    .prepare(
+      `SELECT p.id AS partId, p.org_id AS orgId, p.machine_id AS machineId, m.name AS machineName, p.name AS partName
+       FROM parts p JOIN machines m ON m.org_id = p.org_id AND m.id = p.machine_id
+       WHERE p.id IN (SELECT value FROM json_each(?)) GROUP BY p.id`,
+    )
+    .all(JSON.stringify(partIds)) as LogPartInfo[];
+}
