@@ -130,6 +130,8 @@ export const logsRequests = {
       dir: z.union([z.literal(1), z.literal(-1)]),
     })
     .strict(),
+  /** The position of a line in a view (a search hit opened in context), or of the first line after it. */
+  'logs.locate': z.object({ viewId, key: z.number().int().nonnegative() }).strict(),
   'logs.detail': z.object({ key: z.number().int().nonnegative() }).strict(),
   /** Volume per level over the view's time span (the filter applies, the time range does not). */
   'logs.histogram': z.object({ viewId, buckets: z.number().int().min(1).max(500) }).strict(),
@@ -160,6 +162,7 @@ export interface LogsResponses {
   'logs.filter': LogViewState;
   'logs.rows': { readonly from: number; readonly total: number; readonly lines: readonly LogLine[] };
   'logs.seek': { readonly position: number | null };
+  'logs.locate': { readonly position: number | null };
   'logs.detail': LogDetail;
   'logs.histogram': LogHistogram;
   'logs.older': LogViewState & { readonly added: number; readonly exhausted: boolean };

@@ -70,6 +70,7 @@ export const READ_JOBS: ReadonlySet<string> = new Set([
   'logsRows',
   'logsSeekError',
   'logsHistogram',
+  'logsLocate',
   'logsClose',
   'logsDetail',
   'logsSearch',
@@ -165,6 +166,7 @@ export const cacheJobs = {
   logsRows: (db: CacheDb, viewId: string, from: number, count: number) => viewsOf(db).rows(viewId, from, count),
   logsSeekError: (db: CacheDb, viewId: string, from: number, dir: 1 | -1) => viewsOf(db).seekError(viewId, from, dir),
   logsHistogram: (db: CacheDb, viewId: string, buckets: number) => viewsOf(db).histogram(viewId, buckets),
+  logsLocate: (db: CacheDb, viewId: string, key: number) => viewsOf(db).locate(viewId, key),
   logsClose: (db: CacheDb, viewId: string): void => viewsOf(db).close(viewId),
   /** History or a filled gap landed inside these parts' views: reload them and answer their updates. */
   logsReload: (db: CacheDb, partIds: readonly string[]): LogViewUpdate[] => {

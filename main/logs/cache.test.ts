@@ -90,6 +90,9 @@ describe('log views', () => {
     expect(cacheJobs.logsRows(db, 'v1', 98, 10).lines.map((l) => l.message)).toEqual(['line 98', 'line 99']);
     expect(cacheJobs.logsSeekError(db, 'v1', 0, 1)).toBe(3);
     expect(cacheJobs.logsSeekError(db, 'v1', 3, -1)).toBeNull();
+    expect(cacheJobs.logsLocate(db, 'v1', keyOfTime(T0 + 500))).toBe(50);
+    expect(cacheJobs.logsLocate(db, 'v1', keyOfTime(T0 + 505))).toBe(51);
+    expect(cacheJobs.logsLocate(db, 'v1', keyOfTime(T0 + 5000))).toBeNull();
     const errors = cacheJobs.logsFilter(db, 'v1', logFilter.parse({ levels: ['ERROR'], startMs: T0 + 100, endMs: T0 + 200 }));
     expect(errors.total).toBe(3);
     expect(cacheJobs.logsRows(db, 'v1', 0, 10).lines.map((l) => l.message)).toEqual(['line 11', 'line 15', 'line 19']);

@@ -14,6 +14,7 @@ type LogsChannel =
   | 'logs.rows'
   | 'logs.seek'
   | 'logs.detail'
+  | 'logs.locate'
   | 'logs.histogram'
   | 'logs.older'
   | 'logs.close'
@@ -42,6 +43,7 @@ export function logsHandlers(ctx: BackendContext, tails: LogTails): DomainHandle
     'logs.filter': ({ viewId, filter }) => tails.filter(viewId, filter),
     'logs.rows': ({ viewId, from, count }) => tails.onView(viewId, (run) => run('logsRows', viewId, from, count)),
     'logs.seek': async ({ viewId, from, dir }) => ({ position: await tails.onView(viewId, (run) => run('logsSeekError', viewId, from, dir)) }),
+    'logs.locate': async ({ viewId, key }) => ({ position: await tails.onView(viewId, (run) => run('logsLocate', viewId, key)) }),
     'logs.detail': async ({ key }) => {
       const detail = await connection.runCache('logsDetail', key);
       if (!detail) throw new AppError('not-found', 'That line is no longer cached (the cache evicted it to stay within its size). Reopen the logs.');

@@ -117,6 +117,13 @@ export class LogViews {
     return null;
   }
 
+  /** The position of the line with `key`, or of the first line after it (null when none is). */
+  locate(id: string, key: number): number | null {
+    const view = this.#get(id);
+    const at = lowerBound(view.keys, key);
+    return at < view.lo || at >= view.hi ? null : at - view.lo;
+  }
+
   histogram(id: string, buckets: number): LogHistogram {
     const view = this.#get(id);
     const counts = LOG_LEVELS.map(() => new Array<number>(buckets).fill(0));

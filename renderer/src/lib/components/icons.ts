@@ -24,6 +24,7 @@ export const icons = {
   play: ['M8 5.5v13l10-6.5z'],
   chevronRight: ['M9.5 6l6 6-6 6'],
   chevronDown: ['M6 9.5l6 6 6-6'],
+  chevronUp: ['M6 14.5l6-6 6 6'],
   layers: ['M12 3.5l8.5 4.5-8.5 4.5L3.5 8z', 'M3.5 12l8.5 4.5 8.5-4.5', 'M3.5 16l8.5 4.5 8.5-4.5'],
   clock: [circle(12, 12, 9), 'M12 7.5V12l3 2'],
   mapPin: ['M12 21s-6.5-5.6-6.5-11a6.5 6.5 0 0 1 13 0c0 5.4-6.5 11-6.5 11z', circle(12, 10, 2.3)],

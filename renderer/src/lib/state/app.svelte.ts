@@ -6,6 +6,7 @@ import { ConnectionStore } from './connection.svelte';
 import { FleetActions } from './fleet-actions';
 import { FleetStore } from './fleet.svelte';
 import { LocalServiceStore } from './local-service.svelte';
+import { LogsStore } from './logs.svelte';
 import { Notices } from './notices.svelte';
 import { OrgsStore } from './orgs.svelte';
 import { ProfilesStore } from './profiles.svelte';
@@ -21,6 +22,7 @@ export class FleetApp {
   readonly link: BackendLink;
   readonly fleet: FleetStore;
   readonly fleetActions: FleetActions;
+  readonly logs: LogsStore;
   readonly bridge: FleetBridge;
 
   constructor(bridge: FleetBridge, transport: WebSocketTransport | null = null) {
@@ -32,6 +34,7 @@ export class FleetApp {
     this.fleetActions = new FleetActions(bridge, this.fleet, this.notices);
     this.localService = new LocalServiceStore(bridge);
     this.link = new BackendLink(transport);
+    this.logs = new LogsStore(bridge);
   }
 
   /** Load everything and follow main's events; returns the function that stops. */
@@ -42,6 +45,7 @@ export class FleetApp {
       this.orgs.follow(),
       this.fleet.follow(),
       this.localService.follow(),
+      this.logs.follow(),
       this.clock.follow(),
       this.link.follow(() => void this.reload()),
     ];

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { LogLine } from '../../../../common/logs';
+import { deferred, fakeBridge, settle } from '../testing/fake-transport';
+import { CHUNK, EMPTY_FILTER, highlight, LogsStore, toggleLevel } from './logs.svelte';
+
+const line = (i: number): LogLine => ({ key: i, partId: 'p1', timeMs: 1_700_000_000_000 + i, level: 'INFO', source: 's', host: 'h', message: `line ${i}`, hasDetail: false, cachedAtMs: 1 });
+const state = (total: number) => ({ viewId: 'v1', total, sources: ['s'], oldestMs: 1, newestMs: 2 });
+
+function open(total = 1000) {
+  const { transport, bridge } = fakeBridge();
+  transport
+    .handle('logs.open', state(total))
+    .handle('logs.histogram', { startMs: 0, stepMs: 1, counts: [[], [], [], []] })
+    .handle('logs.status', {})
+    .handle('logs.close', {})
+    .handle('logs.rows', (r) => ({ ok: true, value: { from: r.from, total, lines: Array.from({ length: Math.min(r.count, total - r.from) }, (_, i) => line(r.from + i)) } }));
+  const store = new LogsStore(bridge);
+  const stop = store.follow();
+  const view = store.open({ kind: 'part', orgId: 'o', title: 'p', partIds: ['p1'] });
+  return { transport, store, view, stop };
+}
+
+describe('log filters', () => {
+  it('toggle levels keeping "all" as the empty list', () => {
+    expect(toggleLevel(EMPTY_FILTER, 'DEBUG')).toEqual(['INFO', 'WARN', 'ERROR']);
+    expect(toggleLevel({ ...EMPTY_FILTER, levels: ['INFO', 'WARN', 'ERROR'] }, 'DEBUG')).toEqual([]);
+    expect(toggleLevel({ ...EMPTY_FILTER, levels: ['ERROR'] }, 'ERROR')).toEqual([]);
+  });
+
+  it('highlight every match, any case', () => {
+    expect(highlight('Motor stalled: motor 3', 'MOTOR')).toEqual([
+      { text: 'Motor', match: true },
+      { text: ' stalled: ', match: false },
+      { text: 'motor', match: true },
+      { text: ' 3', match: false },
+    ]);
+    expect(highlight('abc', '')).toEqual([{ text: 'abc', match: false }]);
+  });
+});
+
+describe('a log view', () => {
+  it('reads rows by chunk only where asked, once', async () => {
+    const { transport, view } = open();
+    await settle();
+    expect(view.total).toBe(1000);
+    view.ensure(250, 300);
+    view.ensure(250, 300);
+    await settle();
+    expect(transport.callsTo('logs.rows')).toEqual([{ viewId: 'v1', from: CHUNK, count: CHUNK }]);
+    expect(view.row(250)?.message).toBe('line 250');
+    expect(view.row(10)).toBeUndefined();
+  });
+
+  it('draws the lines an update brings without asking, and reads again rows an update skipped over', async () => {
+    const { transport, view } = open(100);
+    await settle();
+    view.ensure(0, 100);
+    await settle();
+    const before = transport.callsTo('logs.rows').length;
+    transport.emit('logs.view', { viewId: 'v1', total: 150, appended: 50, lines: Array.from({ length: 50 }, (_, i) => line(100 + i)), linesFrom: 100, reset: false, evicted: 0 });
+    expect(view.total).toBe(150);
+    expect(view.row(149)?.message).toBe('line 149');
+    view.ensure(0, 150);
+    await settle();
+    expect(transport.callsTo('logs.rows').length).toBe(before);
+    // 300 more, of which only the last 200 came: the rows in between are read when shown.
+    transport.emit('logs.view', { viewId: 'v1', total: 450, appended: 300, lines: Array.from({ length: 200 }, (_, i) => line(250 + i)), linesFrom: 250, reset: false, evicted: 0 });
+    expect(view.row(200)).toBeUndefined();
+    view.ensure(150, 250);
+    await settle();
+    expect(transport.callsTo('logs.rows').slice(before)).toEqual([{ viewId: 'v1', from: 0, count: CHUNK }, { viewId: 'v1', from: CHUNK, count: CHUNK }]);
+  });
+
+  it('counts lines that arrive while paused, and forgets rows when main says they moved', async () => {
+    const { transport, view } = open(10);
+    await settle();
+    view.ensure(0, 10);
+    await settle();
+    view.follow = false;
+    transport.emit('logs.view', { viewId: 'v1', total: 12, appended: 2, lines: [line(10), line(11)], linesFrom: 10, reset: false, evicted: 0 });
+    expect(view.unseen).toBe(2);
+    transport.emit('logs.view', { viewId: 'v1', total: 13, appended: 1, lines: [line(12)], linesFrom: 12, reset: true, evicted: 0 });
+    expect(view.row(0)).toBeUndefined();
+    expect(view.row(12)?.message).toBe('line 12');
+  });
+
+  it('drops an answer for rows that a newer filter made stale', async () => {
+    const { transport, view } = open(500);
+    await settle();
+    const slow = deferred<unknown>();
+    transport.handle('logs.rows', async (r) => {
+      await slow.promise;
+      return { ok: true, value: { from: r.from, total: 500, lines: [line(999)] } };
+    });
+    view.ensure(0, 10);
+    transport.handle('logs.filter', state(3));
+    await view.setFilter({ text: 'x' });
+    slow.resolve(null);
+    await settle();
+    expect(view.total).toBe(3);
+    expect(view.row(0)).toBeUndefined();
+  });
+
+  it('closes its view in main when another opens or the store stops', async () => {
+    const { transport, store, stop } = open();
+    await settle();
+    store.open({ kind: 'machine', orgId: 'o', title: 'm', partIds: ['p1', 'p2'] });
+    await settle();
+    expect(transport.callsTo('logs.close')).toEqual([{ viewId: 'v1' }]);
+    stop();
+    expect(transport.callsTo('logs.close')).toHaveLength(2);
+  });
+});
