@@ -35,6 +35,8 @@ export class CacheWorker {
   #start(): Worker {
     const worker = new Worker(this.#options.entry, { workerData: { path: this.#path }, execArgv: [...(this.#options.execArgv ?? [])] });
     worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+      // id 0: the worker's own background work (indexing log lines) reports a failure.
+      if (message.id === 0 && !message.ok) this.#options.log?.(`cache worker: ${message.error ?? 'background work failed'}`);
       const pending = this.#pending.get(message.id);
       if (!pending) return;
       this.#pending.delete(message.id);

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { cacheJobs, READ_JOBS, STREAM_JOBS, streaming, type CacheJobName } from './jobs';
+import { indexPending } from '../logs/cache';
 
 interface Request {
   readonly id: number;
@@ -59,15 +60,38 @@ function handle(message: Request): void {
     return;
   }
   drain();
+  if (message.job === 'logsAppend' || message.job === 'commitFleet') indexLater();
+}
+
+/**
+ * Cached log lines wait for the full-text index (migration 0007); it is built here in slices
+ * between jobs, so a job that arrives waits for at most one slice (a few milliseconds).
+ */
+const INDEX_SLICE = 400;
+let indexing: NodeJS.Immediate | null = null;
+function indexLater(): void {
+  indexing ??= setImmediate(() => {
+    indexing = null;
+    if (streaming(db)) return; // the fleet's transaction is open; the next job schedules again
+    try {
+      if (indexPending(db, INDEX_SLICE) > 0) indexLater();
+    } catch (e) {
+      port?.postMessage({ id: 0, ok: false, error: `indexing log lines failed: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  });
 }
 
 function drain(): void {
   while (!streaming(db) && deferred.length > 0) handle(deferred.shift() as Request);
 }
 
+// Lines a previous run left unindexed.
+indexLater();
+
 port.on('message', (message: Request | 'close') => {
   if (message === 'close') {
     clearTimeout(abandonTimer);
+    if (indexing) clearImmediate(indexing);
     cacheJobs.abortFleet(db);
     drain();
     reader.close();

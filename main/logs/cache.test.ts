@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { logFilter, type LogLevel } from '../../common/logs';
 import { openCache } from '../cache/cache';
 import { cacheJobs } from '../cache/jobs';
-import { entryIdentity, evictLogs, insertLogs, keyOfTime, logTotals, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
+import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
 
 const T0 = Date.parse('2026-11-24T10:00:00.000Z');
 const LEVELS: LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -36,9 +36,14 @@ describe('log cache', () => {
     expect(insertLogs(db, 'p1', [a, a, { ...a, message: 'other' }], 1)).toHaveLength(2);
   });
 
-  it('finds substrings (3 characters and more through the trigram index, shorter ones by scan), any case, newest first, with levels, sources and time range', () => {
+  it.each([
+    ['indexed', 100],
+    ['partly indexed', 37],
+    ['not indexed yet', 0],
+  ])('finds substrings (3 characters and more through the trigram index, shorter ones by scan), any case, newest first, with levels, sources and time range — lines %s', (_, indexed) => {
     const db = openCache(':memory:');
     insertLogs(db, 'p1', Array.from({ length: 100 }, (_, i) => entry(i)), 1);
+    expect(indexPending(db, indexed)).toBe(100 - indexed);
     putLogParts(db, [{ partId: 'p1', orgId: 'o1', machineId: 'm1', machineName: 'rover', partName: 'main' }]);
     const search = (f: object, limit = 50, before: number | null = null) => searchLogs(db, logFilter.parse(f), limit, before);
     const motor = search({ text: 'motor STALLED' });
@@ -67,6 +72,14 @@ describe('log cache', () => {
     expect(db.prepare('SELECT count(*) FROM logs').pluck().get()).toBe(475);
     expect(viewKeys(db, ['p1'], all).keys[0]).toBe(keyOfTime(T0 + 525 * 10));
     expect(searchLogs(db, logFilter.parse({ text: 'line 5 ' }), 10, null).hits).toEqual([]);
+    indexPending(db, 300);
+    expect(searchLogs(db, logFilter.parse({ text: 'line 999' }), 10, null).hits.map((h) => h.message)).toEqual(['line 999']);
+    expect(viewKeys(db, ['p1'], logFilter.parse({ text: 'Motor' })).keys).toHaveLength(47);
+    // Evicting indexed and pending lines alike leaves the index whole.
+    indexPending(db, 100);
+    evictLogs(db, { maxLines: 200, maxBytes: 10_000_000 });
+    db.prepare("INSERT INTO logs_fts (logs_fts) VALUES ('integrity-check')").run();
+    expect(searchLogs(db, logFilter.parse({ text: 'Motor' }), 100, null).hits).toHaveLength(19);
     const { bytes } = logTotals(db);
     evictLogs(db, { maxLines: 100_000, maxBytes: Math.floor(bytes / 2) });
     expect(logTotals(db).bytes).toBeLessThanOrEqual(Math.floor(bytes / 2));

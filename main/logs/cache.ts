@@ -74,10 +74,10 @@ const statements = new WeakMap<CacheDb, ReturnType<typeof prepare>>();
 
 function prepare(db: CacheDb) {
   return {
-    known: db.prepare('SELECT 1 FROM logs WHERE part_id = ? AND entry_id = ?').pluck(),
     lastInSlot: db.prepare('SELECT max(key) FROM logs WHERE key >= ? AND key < ?').pluck(),
     taken: db.prepare('SELECT 1 FROM logs WHERE key = ?').pluck(),
-    insert: db.prepare('INSERT INTO logs (key, part_id, entry_id, level, source, host, message, detail, bytes, cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    // A second copy of an entry (same part and identity) is ignored; the key is always free (see below).
+    insert: db.prepare('INSERT OR IGNORE INTO logs (key, part_id, entry_id, level, source, host, message, detail, bytes, cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     source: db.prepare('INSERT OR IGNORE INTO log_sources (part_id, source) VALUES (?, ?)'),
     totals: db.prepare('UPDATE log_totals SET lines = lines + ?, bytes = bytes + ? WHERE id = 1'),
   };
@@ -101,7 +101,6 @@ export function insertLogs(db: CacheDb, partId: string, entries: readonly Incomi
     const sources = new Set<string>();
     for (const e of entries) {
       const identity = entryIdentity(e);
-      if (s.known.get(partId, identity) !== undefined) continue;
       const base = keyOfTime(e.timeMs);
       const last = s.lastInSlot.get(base, base + KEY_SLOTS) as number | null;
       let key = last === null ? base : last + 1;
@@ -109,7 +108,8 @@ export function insertLogs(db: CacheDb, partId: string, entries: readonly Incomi
       while (key >= base + KEY_SLOTS && s.taken.get(key) !== undefined) key += 1;
       const detail = e.caller !== null || e.stack !== '' || e.fields.length > 0 ? JSON.stringify({ caller: e.caller, stack: e.stack, fields: e.fields }) : null;
       const size = e.message.length + e.source.length + e.host.length + identity.length + (detail?.length ?? 0) + 48;
-      s.insert.run(key, partId, identity, LEVEL_INDEX[e.level], e.source, e.host, e.message, detail, size, cachedAtMs);
+      // The key is free, so nothing inserted means the entry was cached already.
+      if (s.insert.run(key, partId, identity, LEVEL_INDEX[e.level], e.source, e.host, e.message, detail, size, cachedAtMs).changes === 0) continue;
       bytes += size;
       sources.add(e.source);
       added.push({ key, partId, timeMs: timeOfKey(key), level: e.level, source: e.source, host: e.host, message: e.message, hasDetail: detail !== null, cachedAtMs });
@@ -118,6 +118,21 @@ export function insertLogs(db: CacheDb, partId: string, entries: readonly Incomi
     if (added.length > 0) s.totals.run(added.length, bytes);
   })();
   return added;
+}
+
+/**
+ * Index up to `limit` pending lines for full-text search (migration 0007): the cache worker calls
+ * this in slices while it is idle. Answers how many lines are still pending.
+ */
+export function indexPending(db: CacheDb, limit: number): number {
+  db.transaction(() => {
+    const keys = db.prepare('SELECT key FROM log_fts_pending ORDER BY key LIMIT ?').pluck().all(limit) as number[];
+    if (keys.length === 0) return;
+    const list = JSON.stringify(keys);
+    db.prepare('INSERT INTO logs_fts (rowid, message) SELECT key, message FROM logs WHERE key IN (SELECT value FROM json_each(?))').run(list);
+    db.prepare('DELETE FROM log_fts_pending WHERE key IN (SELECT value FROM json_each(?))').run(list);
+  })();
+  return db.prepare('SELECT count(*) FROM log_fts_pending').pluck().get() as number;
 }
 
 export function logTotals(db: CacheDb): { lines: number; bytes: number } {
@@ -188,27 +203,31 @@ function likePattern(text: string): string {
  * slices that itself), oldest first.
  */
 export function viewKeys(db: CacheDb, partIds: readonly string[], filter: LogFilter): { keys: number[]; levels: number[] } {
-  const params: unknown[] = [];
-  const where: string[] = [];
-  let from = 'logs';
+  const run = (from: string, textSql: string | null, textParam: string | null, order: string): [number, number][] => {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (textSql !== null) {
+      where.push(textSql);
+      params.push(textParam);
+    }
+    where.push(`logs.part_id IN (${partIds.map(() => '?').join(', ')})`);
+    params.push(...partIds);
+    where.push(...levelAndSourceSql(filter, params));
+    return db
+      .prepare(`SELECT logs.key, logs.level FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order}`)
+      .raw()
+      .all(...params) as [number, number][];
+  };
   const match = filter.text === '' ? null : phrase(filter.text);
-  if (match !== null) {
-    from = 'logs_fts JOIN logs ON logs.key = logs_fts.rowid';
-    where.push('logs_fts MATCH ?');
-    params.push(match);
-  } else if (filter.text !== '') {
-    where.push("logs.message LIKE ? ESCAPE '\\'");
-    params.push(likePattern(filter.text));
+  let rows: [number, number][];
+  if (match === null) {
+    rows = run('logs', filter.text === '' ? null : "logs.message LIKE ? ESCAPE '\\'", filter.text === '' ? null : likePattern(filter.text), 'logs.key');
+  } else {
+    // Indexed lines through the index (walked in key order, no sort), lines not indexed yet by scan.
+    const indexed = run('logs_fts JOIN logs ON logs.key = logs_fts.rowid', 'logs_fts MATCH ?', match, 'logs_fts.rowid');
+    const pending = run('log_fts_pending AS pending JOIN logs ON logs.key = pending.key', "logs.message LIKE ? ESCAPE '\\'", likePattern(filter.text), 'logs.key');
+    rows = mergeSorted(indexed, pending, (r) => r[0]);
   }
-  where.push(`logs.part_id IN (${partIds.map(() => '?').join(', ')})`);
-  params.push(...partIds);
-  where.push(...levelAndSourceSql(filter, params));
-  // Ordered by the full-text index's own rowid where it answers: FTS5 walks it in order, no sort.
-  const order = match !== null ? 'logs_fts.rowid' : 'logs.key';
-  const rows = db
-    .prepare(`SELECT logs.key, logs.level FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order}`)
-    .raw()
-    .all(...params) as [number, number][];
   const keys = new Array<number>(rows.length);
   const levels = new Array<number>(rows.length);
   for (let i = 0; i < rows.length; i++) {
@@ -217,6 +236,27 @@ export function viewKeys(db: CacheDb, partIds: readonly string[], filter: LogFil
     levels[i] = row[1];
   }
   return { keys, levels };
+}
+
+/** Two lists sorted by `by` (ascending, or descending with `desc`) as one. */
+function mergeSorted<T>(a: readonly T[], b: readonly T[], by: (item: T) => number, desc = false): T[] {
+  if (b.length === 0) return [...a];
+  if (a.length === 0) return [...b];
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && (desc ? by(x) >= by(y) : by(x) <= by(y)))) {
+      out.push(x as T);
+      i += 1;
+    } else {
+      out.push(y);
+      j += 1;
+    }
+  }
+  return out;
 }
 
 /** Lines by key, in the order of `keys` (a key evicted meanwhile is left out). */
@@ -277,44 +317,43 @@ export function setHistoryMark(db: CacheDb, partId: string, fromMs: number | nul
  * search, offline or not. `beforeKey` continues a previous page.
  */
 export function searchLogs(db: CacheDb, filter: LogFilter, limit: number, beforeKey: number | null): { hits: LogSearchHit[]; more: boolean } {
-  const params: unknown[] = [];
-  const where: string[] = [];
-  let from = 'logs';
-  const match = filter.text === '' ? null : phrase(filter.text);
-  if (match !== null) {
-    from = 'logs_fts JOIN logs ON logs.key = logs_fts.rowid';
-    where.push('logs_fts MATCH ?');
-    params.push(match);
-  } else if (filter.text !== '') {
-    where.push("logs.message LIKE ? ESCAPE '\\'");
-    params.push(likePattern(filter.text));
-  }
-  // Keys are times: the time range and the page are ranges of the primary key (and of the full-text
-  // index's rowid, which FTS5 then walks newest first without sorting).
-  const keyColumn = match !== null ? 'logs_fts.rowid' : 'logs.key';
   const upper = Math.min(beforeKey ?? Number.MAX_SAFE_INTEGER, filter.endMs === null ? Number.MAX_SAFE_INTEGER : keyOfTime(filter.endMs + 1));
-  where.push(`${keyColumn} < ?`);
-  params.push(upper);
-  if (filter.startMs !== null) {
-    where.push(`${keyColumn} >= ?`);
-    params.push(keyOfTime(filter.startMs));
+  const lower = filter.startMs === null ? 0 : keyOfTime(filter.startMs);
+  /** Keys of matching lines, newest first, at most limit + 1. Keys are times: the time range and the page are key ranges. */
+  const keysOf = (from: string, keyColumn: string, textSql: string | null, textParam: string | null): number[] => {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (textSql !== null) {
+      where.push(textSql);
+      params.push(textParam);
+    }
+    where.push(`${keyColumn} < ?`, `${keyColumn} >= ?`);
+    params.push(upper, lower);
+    where.push(...levelAndSourceSql(filter, params));
+    params.push(limit + 1);
+    return db.prepare(`SELECT logs.key FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keyColumn} DESC LIMIT ?`).pluck().all(...params) as number[];
+  };
+  const match = filter.text === '' ? null : phrase(filter.text);
+  let keys: number[];
+  if (match === null) {
+    keys = keysOf('logs', 'logs.key', filter.text === '' ? null : "logs.message LIKE ? ESCAPE '\\'", filter.text === '' ? null : likePattern(filter.text));
+  } else {
+    // The index walks its rowids newest first without sorting; lines not indexed yet are few and scanned.
+    const indexed = keysOf('logs_fts JOIN logs ON logs.key = logs_fts.rowid', 'logs_fts.rowid', 'logs_fts MATCH ?', match);
+    const pending = keysOf('log_fts_pending AS pending JOIN logs ON logs.key = pending.key', 'pending.key', "logs.message LIKE ? ESCAPE '\\'", likePattern(filter.text));
+    keys = mergeSorted(indexed, pending, (k) => k, true).slice(0, limit + 1);
   }
-  where.push(...levelAndSourceSql(filter, params));
-  params.push(limit + 1);
+  const more = keys.length > limit;
   const rows = db
     .prepare(
-      `SELECT ${LINE_COLUMNS.split(', ')
-        .map((c) => (c.startsWith('detail') ? c : `logs.${c}`))
-        .join(', ')},
+      `SELECT logs.key, logs.part_id, logs.level, logs.source, logs.host, logs.message, logs.detail IS NOT NULL AS has_detail, logs.cached_at,
               coalesce(p.org_id, '') AS org_id, coalesce(p.machine_id, '') AS machine_id, coalesce(p.machine_name, '') AS machine_name, coalesce(p.part_name, '') AS part_name
-       FROM (SELECT logs.key AS k FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keyColumn} DESC LIMIT ?) AS found
-       JOIN logs ON logs.key = found.k LEFT JOIN log_parts p ON p.part_id = logs.part_id
-       ORDER BY logs.key DESC`,
+       FROM logs LEFT JOIN log_parts p ON p.part_id = logs.part_id
+       WHERE logs.key IN (SELECT value FROM json_each(?)) ORDER BY logs.key DESC`,
     )
-    .all(...params) as (LineRow & { org_id: string; machine_id: string; machine_name: string; part_name: string })[];
-  const more = rows.length > limit;
+    .all(JSON.stringify(keys.slice(0, limit))) as (LineRow & { org_id: string; machine_id: string; machine_name: string; part_name: string })[];
   return {
-    hits: rows.slice(0, limit).map((r) => ({ ...toLine(r), orgId: r.org_id, machineId: r.machine_id, machineName: r.machine_name, partName: r.part_name })),
+    hits: rows.map((r) => ({ ...toLine(r), orgId: r.org_id, machineId: r.machine_id, machineName: r.machine_name, partName: r.part_name })),
     more,
   };
 }
