@@ -33,13 +33,17 @@ export class TokenService {
 
   /** A token for API key `keyId`, valid for the configured lifetime. */
   async issue(keyId: string): Promise<string> {
-    const iat = Math.floor(Date.now() / 1000);
+    const nowSeconds = Date.now() / 1000;
+    const iat = Math.floor(nowSeconds);
+    // Rounded up: a token lives at least its whole lifetime (rounding down, a 1-second token issued
+    // late in a second was already expired when the client used it).
+    const exp = Math.ceil(nowSeconds + this.ttlSeconds);
     return new SignJWT({})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(keyId)
       .setIssuer(TOKEN_ISSUER)
       .setIssuedAt(iat)
-      .setExpirationTime(iat + this.ttlSeconds)
+      .setExpirationTime(exp)
       .setJti(randomUUID())
       .sign(this.secret);
   }

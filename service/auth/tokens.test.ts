@@ -1,0 +1,24 @@
+import { decodeJwt } from 'jose';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TokenService } from './tokens.js';
+
+const secret = new Uint8Array(32).fill(7);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('TokenService', () => {
+  it('issues a token that lives its whole lifetime even when issued late in a second', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-25T10:00:00.999Z'));
+    const tokens = new TokenService(secret, 1);
+    const token = await tokens.issue('key-1');
+    const { exp } = decodeJwt(token);
+    expect((exp ?? 0) * 1000 - Date.now()).toBeGreaterThanOrEqual(1000);
+    vi.setSystemTime(new Date('2026-11-25T10:00:01.900Z'));
+    await expect(tokens.verify(token)).resolves.toBe('key-1');
+    vi.setSystemTime(new Date('2026-11-25T10:00:02.000Z'));
+    await expect(tokens.verify(token)).rejects.toThrow(/expired/i);
+  });
+});
