@@ -177,16 +177,23 @@ export interface LogsResponses {
 
 /**
  * A view grew or changed (`logs.view` event), at most one per view per frame: main batches the
- * lines that arrive meanwhile. `reset` when lines landed before the end (a gap filled, history
- * fetched, merged parts' batches interleaving) so rows already read may have moved.
+ * lines that arrive meanwhile.
  */
 export interface LogViewUpdate {
   readonly viewId: string;
   readonly total: number;
   readonly appended: number;
+  /** The time of the oldest line appended since the previous update (null when none was): how late the batch is. */
+  readonly appendedFromMs: number | null;
   /** The view's last lines (up to 200) after the change, from position `linesFrom`: what a following view draws. */
   readonly lines: readonly LogLine[];
   readonly linesFrom: number;
+  /**
+   * Lines landed before the end (merged parts' batches interleave by a few milliseconds): rows from
+   * this position on may have moved. Null when only appended.
+   */
+  readonly movedFrom: number | null;
+  /** Rows anywhere may have moved (history fetched, a gap filled far back): read them again. */
   readonly reset: boolean;
   /** Lines evicted from the start of the view (retention). */
   readonly evicted: number;

@@ -156,6 +156,11 @@ export class Backend {
     await this.#activate(active, true);
   }
 
+  /** What the log tails did so far (benchmarks): gap fills, entries fetched by them, entries the service dropped. */
+  get logStats(): { readonly fills: number; readonly filled: number; readonly dropped: number } {
+    return this.#tails.stats;
+  }
+
   /** Stops the local service and closes the cache. Safe to call twice. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -35,8 +35,9 @@ import {
 } from './fleet';
 import { replaceOrgs, upsertOrg } from '../orgs/cache';
 import type { LogFilter, LogRetention, LogViewUpdate } from '../../common/logs';
-import { evictLogs, historyMark, insertLogs, logTotals, partSpan, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
+import { evictLogs, historyMark, insertLogBatches, logTotals, partSpan, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
 import { LogViews } from '../logs/views';
+import { unpackMessages } from '../logs/convert';
 
 /** The fleet replacement under way on a connection, if any (see the stream jobs below). */
 const streams = new WeakMap<CacheDb, FleetStream>();
@@ -138,26 +139,42 @@ export const cacheJobs = {
   updateLiveness: (db: CacheDb, fresh: Readonly<Record<string, LivenessRow>>): Record<string, LivenessRow> => updateLiveness(db, fresh),
 
   /**
-   * Cache tailed or fetched entries of several parts, evict beyond the retention bounds, and answer
-   * what changed in each open view (one update per view per call: main calls this once per batch).
-   * `added` counts the lines that were new per part; `newestMs` is each part's newest entry given.
+   * Cache entries of several parts — decoded ones (`batches`), and tailed messages and fetched pages
+   * still in their protobuf bytes (`packed` by convert.ts: decoding here spares the main thread) — evict
+   * beyond the retention bounds, and answer what changed in each open view (one update per view per
+   * call: main calls this once per batch), the lines added per part, each part's newest and oldest
+   * time given, and the entries the service said it dropped.
    */
   logsAppend: (
     db: CacheDb,
     batches: readonly { readonly partId: string; readonly entries: readonly IncomingEntry[] }[],
+    packed: readonly { readonly partId: string; readonly kind: 'tail' | 'page'; readonly packed: Uint8Array }[],
     cachedAtMs: number,
     retention: LogRetention,
-  ): { updates: LogViewUpdate[]; added: Record<string, number> } => {
+  ): { updates: LogViewUpdate[]; added: Record<string, number>; newestMs: Record<string, number>; oldestMs: Record<string, number>; dropped: Record<string, number> } => {
     const views = viewsOf(db);
-    const added: Record<string, number> = {};
-    for (const { partId, entries } of batches) {
-      const lines = insertLogs(db, partId, entries, cachedAtMs);
-      added[partId] = (added[partId] ?? 0) + lines.length;
-      views.add(lines);
+    const all = [...batches];
+    const dropped: Record<string, number> = {};
+    for (const { partId, kind, packed: bytes } of packed) {
+      const unpacked = unpackMessages(bytes, kind);
+      all.push({ partId, entries: unpacked.entries });
+      if (unpacked.dropped > 0) dropped[partId] = (dropped[partId] ?? 0) + unpacked.dropped;
     }
+    const newestMs: Record<string, number> = {};
+    const oldestMs: Record<string, number> = {};
+    for (const { partId, entries } of all) {
+      for (const e of entries) {
+        if (e.timeMs > (newestMs[partId] ?? -Infinity)) newestMs[partId] = e.timeMs;
+        if (e.timeMs < (oldestMs[partId] ?? Infinity)) oldestMs[partId] = e.timeMs;
+      }
+    }
+    const added: Record<string, number> = {};
+    const lines = insertLogBatches(db, all, cachedAtMs);
+    for (const line of lines) added[line.partId] = (added[line.partId] ?? 0) + 1;
+    views.add(lines);
     const cutoff = evictLogs(db, retention);
     if (cutoff !== null) views.evict(cutoff);
-    return { updates: views.takeUpdates(), added };
+    return { updates: views.takeUpdates(), added, newestMs, oldestMs, dropped };
   },
   logsOpen: (db: CacheDb, viewId: string, partIds: readonly string[], filter: LogFilter) => viewsOf(db).open(viewId, partIds, filter),
   logsHasView: (db: CacheDb, viewId: string): boolean => viewsOf(db).has(viewId),

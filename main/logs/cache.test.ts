@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { logFilter, type LogLevel } from '../../common/logs';
 import { openCache } from '../cache/cache';
 import { cacheJobs } from '../cache/jobs';
+import { TailRobotPartLogsResponse } from '../../proto/gen/fleet/app/v1/logs';
+import { packMessages, unpackMessages } from './convert';
 import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
 
 const T0 = Date.parse('2026-11-24T10:00:00.000Z');
@@ -94,10 +96,28 @@ describe('log cache', () => {
   });
 });
 
+describe('tailed messages', () => {
+  it('are decoded in the worker from their packed protobuf bytes, deduplicated with fetched entries, with the service\'s dropped count', () => {
+    const db = openCache(':memory:');
+    const wire = (i: number) => ({ time: new Date(T0 + i * 10), level: 'WARN', message: `tailed ${i}`, source: 'module.camera', host: 'h', caller: { file: 'a.go' }, stack: '', fields: [{ n: i }], id: String(i) });
+    const messages = [TailRobotPartLogsResponse.encode({ logs: [wire(1), wire(2)], dropped: 0 }).finish(), TailRobotPartLogsResponse.encode({ logs: [wire(3)], dropped: 7 }).finish()];
+    const packed = packMessages(messages);
+    expect(unpackMessages(packed).entries.map((e) => e.message)).toEqual(['tailed 1', 'tailed 2', 'tailed 3']);
+    const result = cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [entry(2)] }], [{ partId: 'p1', kind: 'tail', packed }], 5, { maxLines: 1e6, maxBytes: 1e9 });
+    // Entry 2 came both fetched and tailed: cached once.
+    expect(result.added).toEqual({ p1: 3 });
+    expect(result.dropped).toEqual({ p1: 7 });
+    expect(result.newestMs).toEqual({ p1: T0 + 30 });
+    const lines = viewKeys(db, ['p1'], all).keys;
+    expect(lines).toHaveLength(3);
+    expect(readDetail(db, lines[0]!)).toMatchObject({ caller: { file: 'a.go' }, fields: [{ n: 1 }], entryId: '1' });
+  });
+});
+
 describe('log views', () => {
   it('show a part set by position, slice the time range, find errors, count per level, and take new lines with one update per call', () => {
     const db = openCache(':memory:');
-    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: Array.from({ length: 100 }, (_, i) => entry(i)) }], 1, { maxLines: 1e6, maxBytes: 1e9 });
+    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: Array.from({ length: 100 }, (_, i) => entry(i)) }], [], 1, { maxLines: 1e6, maxBytes: 1e9 });
     const state = cacheJobs.logsOpen(db, 'v1', ['p1'], all);
     expect(state).toMatchObject({ viewId: 'v1', total: 100, sources: ['module.camera', 'rdk.robot_server'], oldestMs: T0, newestMs: T0 + 990 });
     expect(cacheJobs.logsRows(db, 'v1', 98, 10).lines.map((l) => l.message)).toEqual(['line 98', 'line 99']);
@@ -121,18 +141,21 @@ describe('log views', () => {
         { partId: 'p2', entries: [entry(110)] },
         { partId: 'p3', entries: [entry(120)] },
       ],
+      [],
       2,
       { maxLines: 1e6, maxBytes: 1e9 },
     );
     expect(added).toEqual({ p1: 2, p2: 1, p3: 1 });
-    expect(updates.map((u) => [u.viewId, u.total, u.appended, u.reset])).toEqual([
+    expect(updates.map((u) => [u.viewId, u.total, u.appended, u.movedFrom !== null || u.reset])).toEqual([
       ['v1', 102, 2, false],
       ['v2', 12, 2, false],
     ]);
     expect(updates[1]!.lines.map((l) => l.message)).toContain('line 110 Motor stalled');
     // A line older than the view's end (a filled gap) lands in place and says the rows moved.
-    const late = cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [entry(50, { entryId: 'late', message: 'late' })] }], 3, { maxLines: 1e6, maxBytes: 1e9 });
-    expect(late.updates.map((u) => [u.viewId, u.total, u.reset])).toEqual([['v1', 103, true]]);
+    const late = cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [entry(50, { entryId: 'late', message: 'late' })] }], [], 3, { maxLines: 1e6, maxBytes: 1e9 });
+    expect(late.updates.map((u) => [u.viewId, u.total, u.movedFrom, u.reset])).toEqual([['v1', 103, 51, false]]);
+    // The update carries every line from where they moved.
+    expect(late.updates[0]!.linesFrom).toBe(51);
     expect(cacheJobs.logsRows(db, 'v1', 50, 2).lines.map((l) => l.message)).toEqual(['line 50 Motor stalled', 'late']);
   });
 });

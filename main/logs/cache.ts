@@ -75,11 +75,15 @@ const statements = new WeakMap<CacheDb, ReturnType<typeof prepare>>();
 function prepare(db: CacheDb) {
   return {
     lastInSlot: db.prepare('SELECT max(key) FROM logs WHERE key >= ? AND key < ?').pluck(),
-    taken: db.prepare('SELECT 1 FROM logs WHERE key = ?').pluck(),
-    // A second copy of an entry (same part and identity) is ignored; the key is always free (see below).
-    insert: db.prepare('INSERT OR IGNORE INTO logs (key, part_id, entry_id, level, source, host, message, detail, bytes, cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    partNewest: db.prepare('SELECT max(key) FROM logs WHERE part_id = ?').pluck(),
+    /** Whether the part holds the entry, among its lines of that millisecond (and what spilled past it). */
+    known: db.prepare('SELECT 1 FROM logs WHERE part_id = ? AND key >= ? AND key < ? AND entry_id = ?').pluck(),
+    insert: db.prepare('INSERT INTO logs (key, part_id, entry_id, level, source, host, message, detail, bytes, cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     source: db.prepare('INSERT OR IGNORE INTO log_sources (part_id, source) VALUES (?, ?)'),
     totals: db.prepare('UPDATE log_totals SET lines = lines + ?, bytes = bytes + ? WHERE id = 1'),
+    /** The last key used per millisecond slot, and each part's newest key: lookups saved per line. */
+    slots: new Map<number, number>(),
+    newest: new Map<string, number>(),
   };
 }
 
@@ -89,35 +93,70 @@ function stmts(db: CacheDb) {
   return s;
 }
 
+/** Lines evicted: the remembered slots and newest keys may point below what is left. */
+function forgetKeys(db: CacheDb): void {
+  const s = statements.get(db);
+  s?.slots.clear();
+  s?.newest.clear();
+}
+
+/** A free key for a line at `timeMs`: after the lines of its millisecond, spilling into the next ones when full. */
+function allocateKey(s: ReturnType<typeof prepare>, timeMs: number): number {
+  let slot = Math.floor(keyOfTime(timeMs) / KEY_SLOTS);
+  let key = slot * KEY_SLOTS;
+  for (;;) {
+    let last = s.slots.get(slot);
+    if (last === undefined) {
+      last = (s.lastInSlot.get(slot * KEY_SLOTS, (slot + 1) * KEY_SLOTS) as number | null) ?? -1;
+      if (s.slots.size > 100_000) s.slots.clear();
+    }
+    key = Math.max(key, last + 1);
+    if (key < (slot + 1) * KEY_SLOTS) break;
+    slot += 1;
+  }
+  s.slots.set(Math.floor(key / KEY_SLOTS), key);
+  return key;
+}
+
 /**
- * Cache a part's entries in one transaction; entries already cached (same identity) are skipped.
- * Answers the lines that were new, in the order given.
+ * Cache entries of several parts in one transaction. An entry already cached (same part and
+ * identity) is skipped: an entry newer than everything the part holds cannot be cached yet (the tail,
+ * nearly always); an older one (a gap fill, history) is looked up among the part's lines of its
+ * millisecond. Answers the lines that were new, in the order given.
  */
-export function insertLogs(db: CacheDb, partId: string, entries: readonly IncomingEntry[], cachedAtMs: number): LogLine[] {
+export function insertLogBatches(db: CacheDb, batches: readonly { readonly partId: string; readonly entries: readonly IncomingEntry[] }[], cachedAtMs: number): LogLine[] {
   const s = stmts(db);
   const added: LogLine[] = [];
   db.transaction(() => {
     let bytes = 0;
-    const sources = new Set<string>();
-    for (const e of entries) {
-      const identity = entryIdentity(e);
-      const base = keyOfTime(e.timeMs);
-      const last = s.lastInSlot.get(base, base + KEY_SLOTS) as number | null;
-      let key = last === null ? base : last + 1;
-      // A millisecond with more lines than slots borrows the next one's: keep looking for a free key.
-      while (key >= base + KEY_SLOTS && s.taken.get(key) !== undefined) key += 1;
-      const detail = e.caller !== null || e.stack !== '' || e.fields.length > 0 ? JSON.stringify({ caller: e.caller, stack: e.stack, fields: e.fields }) : null;
-      const size = e.message.length + e.source.length + e.host.length + identity.length + (detail?.length ?? 0) + 48;
-      // The key is free, so nothing inserted means the entry was cached already.
-      if (s.insert.run(key, partId, identity, LEVEL_INDEX[e.level], e.source, e.host, e.message, detail, size, cachedAtMs).changes === 0) continue;
-      bytes += size;
-      sources.add(e.source);
-      added.push({ key, partId, timeMs: timeOfKey(key), level: e.level, source: e.source, host: e.host, message: e.message, hasDetail: detail !== null, cachedAtMs });
+    for (const { partId, entries } of batches) {
+      let newest = s.newest.get(partId);
+      if (newest === undefined) newest = (s.partNewest.get(partId) as number | null) ?? -1;
+      const sources = new Set<string>();
+      for (const e of entries) {
+        const identity = entryIdentity(e);
+        const base = keyOfTime(e.timeMs);
+        if (base <= newest && s.known.get(partId, base, base + 16 * KEY_SLOTS, identity) !== undefined) continue;
+        const key = allocateKey(s, e.timeMs);
+        const detail = e.caller !== null || e.stack !== '' || e.fields.length > 0 ? JSON.stringify({ caller: e.caller, stack: e.stack, fields: e.fields }) : null;
+        const size = e.message.length + e.source.length + e.host.length + identity.length + (detail?.length ?? 0) + 48;
+        s.insert.run(key, partId, identity, LEVEL_INDEX[e.level], e.source, e.host, e.message, detail, size, cachedAtMs);
+        if (key > newest) newest = key;
+        bytes += size;
+        sources.add(e.source);
+        added.push({ key, partId, timeMs: timeOfKey(key), level: e.level, source: e.source, host: e.host, message: e.message, hasDetail: detail !== null, cachedAtMs });
+      }
+      s.newest.set(partId, newest);
+      for (const source of sources) s.source.run(partId, source);
     }
-    for (const source of sources) s.source.run(partId, source);
     if (added.length > 0) s.totals.run(added.length, bytes);
   })();
   return added;
+}
+
+/** Cache one part's entries (see insertLogBatches). */
+export function insertLogs(db: CacheDb, partId: string, entries: readonly IncomingEntry[], cachedAtMs: number): LogLine[] {
+  return insertLogBatches(db, [{ partId, entries }], cachedAtMs);
 }
 
 /**
@@ -167,6 +206,7 @@ export function evictLogs(db: CacheDb, retention: LogRetention): number | null {
     }
   }
   if (cutoff === null) return null;
+  forgetKeys(db);
   db.transaction(() => {
     db.prepare('DELETE FROM logs WHERE key < ?').run(cutoff);
     db.prepare('UPDATE log_totals SET lines = ?, bytes = ? WHERE id = 1').run(lines, bytes);

@@ -16,20 +16,32 @@ import { AppError } from '../backend/errors';
 import type { EventBus } from '../backend/events';
 import type { CacheDb } from '../cache/cache';
 import type { CacheRunner, Connection } from '../connection/connection';
-import { LONG_DEADLINE_MS, type FleetClient } from '../grpc/client';
-import type { IncomingEntry, LogPartInfo } from './cache';
-import { entryFromWire } from './convert';
+import { LONG_DEADLINE_MS, rawUnary, type FleetClient } from '../grpc/client';
+import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
+import type { LogPartInfo } from './cache';
+import { packMessages, scanLogsPage } from './convert';
 
 /** How often tailed lines are written to the cache and views are told (one job for every part). */
 export const FLUSH_MS = 50;
-/** Entries fetched when a part is first opened, and per "load older" step. */
+/**
+ * Entries fetched when a view first opens, and per "load older" step: for all its parts together
+ * (each part at least MIN_PART_HISTORY), so a location of 150 parts opens as fast as one part.
+ */
 export const HISTORY_PAGE = 1000;
+const MIN_PART_HISTORY = 100;
+/** Fetches of history and gap fills under way at once (a merged view opens its parts a few at a time). */
+const FETCHES_AT_ONCE = 4;
+
+/** How many entries of history to fetch per part for a view of `parts` parts. */
+export function historyPerPart(parts: number): number {
+  return Math.max(MIN_PART_HISTORY, Math.ceil(HISTORY_PAGE / Math.max(1, parts)));
+}
 /** A gap fill stops after this many entries (the service keeps 20,000 per part). */
 const MAX_FILL = 20_000;
 /** Outages kept per part. */
 const MAX_OUTAGES = 10;
-/** Queued lines beyond which arriving ones are not queued: the next gap fill fetches them. */
-const MAX_QUEUED = 200_000;
+/** Tailed bytes queued beyond which arriving messages are not queued: the next gap fill fetches them. */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 export interface LogTailsOptions {
   readonly retryMinMs?: number;
@@ -70,8 +82,12 @@ export class LogTails {
   readonly #flushMs: number;
   readonly #views = new Map<string, ViewRecord>();
   readonly #tails = new Map<string, Tail>();
-  /** Entries received and not yet written, per part. */
-  #queued = new Map<string, IncomingEntry[]>();
+  /** Pages fetched (gap fills) and not yet written, per part, in their protobuf bytes. */
+  #queued = new Map<string, Buffer[]>();
+  /** Tailed messages not yet written, per part, still in their protobuf bytes (the worker decodes them). */
+  #queuedTailed = new Map<string, Buffer[]>();
+  /** Bytes and entries waiting, for the bound. */
+  #queuedBytes = 0;
   #queuedCount = 0;
   /** The batch being gathered: resolves with what it added per part once written. */
   #batch: { promise: Promise<Readonly<Record<string, number>>>; resolve: (added: Readonly<Record<string, number>>) => void } | null = null;
@@ -80,7 +96,11 @@ export class LogTails {
   #profileId: string | null = null;
   #run: CacheRunner | null = null;
   #nextView = 1;
+  #fetching = 0;
+  readonly #waiting: (() => void)[] = [];
   retention: LogRetention = DEFAULT_RETENTION;
+  /** What the tails did so far (benchmarks and diagnostics): gap fills, entries they fetched, entries the service dropped. */
+  readonly stats = { fills: 0, filled: 0, dropped: 0 };
 
   constructor(connection: Connection, events: EventBus, log: (message: string) => void, options: LogTailsOptions = {}) {
     this.#connection = connection;
@@ -115,6 +135,8 @@ export class LogTails {
     this.#tails.clear();
     this.#views.clear();
     this.#queued = new Map();
+    this.#queuedTailed = new Map();
+    this.#queuedBytes = 0;
     this.#queuedCount = 0;
     this.#batch?.resolve({});
     this.#batch = null;
@@ -128,7 +150,8 @@ export class LogTails {
     const viewId = `v${this.#nextView++}`;
     if (names.length > 0) await run('logsParts', names);
     // Parts opened for the first time get their recent history before the view is drawn.
-    await Promise.all(partIds.map((id) => this.#firstHistory(id, run)));
+    const perPart = historyPerPart(new Set(partIds).size);
+    await Promise.all(partIds.map((id) => this.#firstHistory(id, run, perPart)));
     this.#views.set(viewId, { partIds: [...new Set(partIds)], filter });
     for (const id of new Set(partIds)) this.#acquire(id);
     const state = await run('logsOpen', viewId, [...new Set(partIds)], filter);
@@ -181,9 +204,10 @@ export class LogTails {
     for (const partId of partIds) {
       const mark = await run('logsHistoryMark', partId);
       if (mark.done) continue;
-      const { entries, complete } = await this.#fetch(client, partId, { end: mark.fromMs, count: HISTORY_PAGE });
-      added += await this.#store(run, partId, entries);
-      const oldest = entries.reduce<number | null>((min, e) => (min === null || e.timeMs < min ? e.timeMs : min), mark.fromMs);
+      const { pages, complete } = await this.#fetch(client, partId, { end: mark.fromMs, count: historyPerPart(partIds.length) });
+      const stored = await this.#store(run, partId, pages);
+      added += stored.added;
+      const oldest = stored.oldestMs === null ? mark.fromMs : Math.min(stored.oldestMs, mark.fromMs ?? Infinity);
       await run('logsSetHistoryMark', partId, oldest, complete);
       if (!complete) exhausted = false;
     }
@@ -257,16 +281,12 @@ export class LogTails {
         { robotPartId: tail.partId, errorsOnly: false, filter: '' },
         (message) => {
           if (tail.generation !== generation) return;
-          const entries = message.logs.map(entryFromWire);
-          const before = tail.newestMs;
-          for (const e of entries) if (tail.newestMs === null || e.timeMs > tail.newestMs) tail.newestMs = e.timeMs;
-          this.#enqueue(tail.partId, entries);
-          // The first message proves the subscription: fill again what may have come before it; and
-          // entries the service dropped (we read too slowly) are fetched the same way.
+          this.#enqueueTailed(tail.partId, message);
+          // The first message proves the subscription: fill again what may have come before it.
           const refill = tail.refillFromMs;
-          if (refill !== null || Number(message.dropped) > 0) {
+          if (refill !== null) {
             tail.refillFromMs = null;
-            void this.#fill(tail, generation, run, client, refill ?? before).catch((e: unknown) => this.#broken(tail, generation, e));
+            void this.#fill(tail, generation, run, client, refill).catch((e: unknown) => this.#broken(tail, generation, e));
           }
         },
         (error) => {
@@ -302,10 +322,12 @@ export class LogTails {
       tail.newestMs = await run('logsNewest', tail.partId);
       return;
     }
-    const { entries } = await this.#fetch(client, tail.partId, { start: fromMs, count: MAX_FILL });
+    const { pages, count } = await this.#fetch(client, tail.partId, { start: fromMs, count: MAX_FILL });
+    this.stats.fills += 1;
+    this.stats.filled += count;
     if (tail.generation !== generation) return;
     // Through the same batches as the tail (a view hears of it in its next update, not in one of its own).
-    const added = await this.#enqueue(tail.partId, entries, true);
+    const added = await this.#enqueue(tail.partId, pages);
     tail.filled += added[tail.partId] ?? 0;
   }
 
@@ -352,7 +374,7 @@ export class LogTails {
 
   // --- history ---
 
-  async #firstHistory(partId: string, run: CacheRunner): Promise<void> {
+  async #firstHistory(partId: string, run: CacheRunner, count = HISTORY_PAGE): Promise<void> {
     const mark = await run('logsHistoryMark', partId);
     if (mark.fromMs !== null || mark.done) return;
     let client: FleetClient;
@@ -362,9 +384,8 @@ export class LogTails {
       return; // offline: the view shows what is cached
     }
     try {
-      const { entries, complete } = await this.#fetch(client, partId, { count: HISTORY_PAGE });
-      await this.#store(run, partId, entries);
-      const oldest = entries.reduce<number | null>((min, e) => (min === null || e.timeMs < min ? e.timeMs : min), null);
+      const { pages, complete } = await this.#fetch(client, partId, { count });
+      const oldest = (await this.#store(run, partId, pages)).oldestMs;
       await run('logsSetHistoryMark', partId, oldest ?? Date.now(), complete);
     } catch (e) {
       // The view still opens from the cache; the tail reports the failure.
@@ -372,10 +393,31 @@ export class LogTails {
     }
   }
 
-  /** GetRobotPartLogs page by page, newest first, up to `count` entries. */
-  async #fetch(client: FleetClient, partId: string, range: { start?: number | null; end?: number | null; count: number }): Promise<{ entries: IncomingEntry[]; complete: boolean }> {
-    const entries: IncomingEntry[] = [];
+  /** Wait for a turn among the fetches under way (at most FETCHES_AT_ONCE). */
+  async #turn<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#fetching >= FETCHES_AT_ONCE) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#fetching += 1;
+    try {
+      return await work();
+    } finally {
+      this.#fetching -= 1;
+      this.#waiting.shift()?.();
+    }
+  }
+
+  /**
+   * GetRobotPartLogs page by page, newest first, up to `count` entries, a few fetches at a time. The
+   * pages stay protobuf bytes (the cache worker decodes them); only their size and next token are read here.
+   */
+  #fetch(client: FleetClient, partId: string, range: { start?: number | null; end?: number | null; count: number }): Promise<{ pages: Buffer[]; count: number; complete: boolean }> {
+    return this.#turn(() => this.#fetchNow(client, partId, range));
+  }
+
+  async #fetchNow(client: FleetClient, partId: string, range: { start?: number | null; end?: number | null; count: number }): Promise<{ pages: Buffer[]; count: number; complete: boolean }> {
+    const pages: Buffer[] = [];
+    let count = 0;
     let pageToken = '';
+    const method = rawUnary(client.app, AppServiceService.getRobotPartLogs);
     do {
       const request = GetRobotPartLogsRequest.fromPartial({
         robotPartId: partId,
@@ -385,38 +427,54 @@ export class LogTails {
         start: range.start == null ? undefined : new Date(range.start),
         end: range.end == null ? undefined : new Date(range.end),
       });
-      const page = await client.call('read the logs', client.app.getRobotPartLogs, request, { deadlineMs: LONG_DEADLINE_MS });
-      entries.push(...page.logs.map(entryFromWire));
-      pageToken = page.nextPageToken;
-    } while (pageToken !== '' && entries.length < range.count);
-    return { entries, complete: entries.length < range.count };
+      const page = await client.call('read the logs', method, request, { deadlineMs: LONG_DEADLINE_MS });
+      const scanned = scanLogsPage(page);
+      pages.push(page);
+      count += scanned.count;
+      pageToken = scanned.nextPageToken;
+    } while (pageToken !== '' && count < range.count);
+    return { pages, count, complete: count < range.count };
   }
 
-  /** Write fetched entries now (not through the tail queue): the caller waits for them. */
-  async #store(run: CacheRunner, partId: string, entries: readonly IncomingEntry[]): Promise<number> {
-    if (entries.length === 0) return 0;
-    const { updates, added } = await run('logsAppend', [{ partId, entries }], Date.now(), this.retention);
+  /** Write fetched pages now (not through the tail queue): the caller waits for them. */
+  async #store(run: CacheRunner, partId: string, pages: readonly Buffer[]): Promise<{ added: number; oldestMs: number | null }> {
+    if (pages.length === 0) return { added: 0, oldestMs: null };
+    const { updates, added, oldestMs } = await run('logsAppend', [], [{ partId, kind: 'page', packed: packMessages(pages) }], Date.now(), this.retention);
     this.#emit(updates);
-    return added[partId] ?? 0;
+    return { added: added[partId] ?? 0, oldestMs: oldestMs[partId] ?? null };
   }
 
   // --- the write queue ---
 
-  /**
-   * Queue entries for the next batch; resolves with what that batch added per part. Tailed lines
-   * beyond MAX_QUEUED are not queued (the tail's next fill fetches them); a fill's always are.
-   */
-  #enqueue(partId: string, entries: readonly IncomingEntry[], fill = false): Promise<Readonly<Record<string, number>>> {
-    if (entries.length === 0) return Promise.resolve({});
-    if (!fill && this.#queuedCount > MAX_QUEUED) {
-      const tail = this.#tails.get(partId);
-      if (tail) tail.refillFromMs ??= entries[0]?.timeMs ?? null;
-      return Promise.resolve({});
-    }
+  /** Queue fetched pages (a gap fill) for the next batch; resolves with what that batch added per part. */
+  #enqueue(partId: string, pages: readonly Buffer[]): Promise<Readonly<Record<string, number>>> {
+    if (pages.length === 0) return Promise.resolve({});
     const list = this.#queued.get(partId);
-    if (list) list.push(...entries);
-    else this.#queued.set(partId, [...entries]);
-    this.#queuedCount += entries.length;
+    if (list) list.push(...pages);
+    else this.#queued.set(partId, [...pages]);
+    this.#queuedCount += pages.length;
+    return this.#scheduleBatch();
+  }
+
+  /**
+   * Queue a tailed message for the next batch. Beyond MAX_QUEUED_BYTES (the cache cannot keep up) it
+   * is dropped here and the tail's next fill fetches what it held.
+   */
+  #enqueueTailed(partId: string, message: Buffer): void {
+    const tail = this.#tails.get(partId);
+    if (this.#queuedBytes > MAX_QUEUED_BYTES) {
+      if (tail) tail.refillFromMs ??= tail.newestMs;
+      return;
+    }
+    const list = this.#queuedTailed.get(partId);
+    if (list) list.push(message);
+    else this.#queuedTailed.set(partId, [message]);
+    this.#queuedBytes += message.length;
+    this.#queuedCount += 1;
+    void this.#scheduleBatch();
+  }
+
+  #scheduleBatch(): Promise<Readonly<Record<string, number>>> {
     if (!this.#batch) {
       let resolve: (added: Readonly<Record<string, number>>) => void = () => undefined;
       const promise = new Promise<Readonly<Record<string, number>>>((r) => (resolve = r));
@@ -439,21 +497,38 @@ export class LogTails {
     const run = this.#run;
     const batch = this.#batch;
     if (!run || this.#queuedCount === 0) return;
-    const batches = [...this.#queued].map(([partId, entries]) => ({ partId, entries }));
+    const fetched = [...this.#queued].map(([partId, pages]) => ({ partId, kind: 'page' as const, packed: packMessages(pages) }));
+    const tailed = [...this.#queuedTailed].map(([partId, messages]) => ({ partId, kind: 'tail' as const, packed: packMessages(messages) }));
     this.#queued = new Map();
+    this.#queuedTailed = new Map();
+    this.#queuedBytes = 0;
     this.#queuedCount = 0;
     this.#batch = null;
-    this.#writing = run('logsAppend', batches, Date.now(), this.retention)
-      .then(({ updates, added }) => {
-        if (this.#run === run) this.#emit(updates);
+    this.#writing = run('logsAppend', [], [...fetched, ...tailed], Date.now(), this.retention)
+      .then(({ updates, added, newestMs, dropped }) => {
+        if (this.#run !== run) return;
+        this.#emit(updates);
+        for (const [partId, ms] of Object.entries(newestMs)) {
+          const tail = this.#tails.get(partId);
+          if (!tail) continue;
+          const before = tail.newestMs;
+          if (tail.newestMs === null || ms > tail.newestMs) tail.newestMs = ms;
+          // The service dropped entries (this app read too slowly): fetch them.
+          this.stats.dropped += dropped[partId] ?? 0;
+          if ((dropped[partId] ?? 0) > 0) {
+            const generation = tail.generation;
+            const client = this.#connection.current()?.client;
+            if (client) void this.#fill(tail, generation, run, client, before).catch((e: unknown) => this.#broken(tail, generation, e));
+          }
+        }
         batch?.resolve(added);
       })
       .catch((e: unknown) => {
         this.#log(`logs: caching tailed lines failed: ${e instanceof Error ? e.message : String(e)}`);
         // Let each tail's next fill fetch them again.
-        for (const { partId, entries } of batches) {
+        for (const { partId } of [...fetched, ...tailed]) {
           const tail = this.#tails.get(partId);
-          if (tail && entries[0]) tail.refillFromMs ??= entries[0].timeMs;
+          if (tail) tail.refillFromMs ??= tail.newestMs;
         }
         batch?.resolve({});
       })

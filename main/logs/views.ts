@@ -11,7 +11,10 @@ import { LOG_LEVELS, type LogFilter, type LogHistogram, type LogLine, type LogVi
 import type { CacheDb } from '../cache/cache';
 import { keyOfTime, lineMatches, partSources, partSpan, readDetail, readLines, timeOfKey, viewKeys } from './cache';
 
-/** Lines sent with each update: a screenful and more, for a view that follows the tail. */
+/**
+ * Lines sent with an update: the new ones, up to a screenful and more (a following view draws them
+ * without asking); after a reset, that many of the newest.
+ */
 const UPDATE_LINES = 200;
 /** At most this many views stay open per profile; opening one more closes the least recently used. */
 export const MAX_VIEWS = 24;
@@ -30,6 +33,10 @@ interface View {
   usedAt: number;
   /** Changes since the last update was taken. */
   appended: number;
+  /** The oldest time among the lines appended since the last update. */
+  appendedFromMs: number | null;
+  /** The first position (absolute) whose line changed because lines landed before the end. */
+  movedFrom: number | null;
   reset: boolean;
   evicted: number;
 }
@@ -60,7 +67,7 @@ export class LogViews {
       const oldest = [...this.#views.values()].sort((a, b) => a.usedAt - b.usedAt)[0];
       if (oldest) this.#views.delete(oldest.id);
     }
-    const view: View = { id, partIds: [...partIds], parts: new Set(partIds), filter, lowerText: '', keys: [], levels: [], lo: 0, hi: 0, usedAt: 0, appended: 0, reset: false, evicted: 0 };
+    const view: View = { id, partIds: [...partIds], parts: new Set(partIds), filter, lowerText: '', keys: [], levels: [], lo: 0, hi: 0, usedAt: 0, appended: 0, appendedFromMs: null, movedFrom: null, reset: false, evicted: 0 };
     this.#views.set(id, view);
     this.#load(view, filter);
     return this.state(id);
@@ -153,29 +160,29 @@ export class LogViews {
           view.levels.push(LOG_LEVELS.indexOf(line.level));
         }
       } else {
-        // Merged parts' batches interleave, and a filled gap lands before the end: one merge of
-        // the two sorted runs, not an insertion per line.
-        if (lowerBound(view.keys, first.key) < view.hi) view.reset = true;
-        const keys: number[] = [];
-        const levels: number[] = [];
+        // Merged parts' batches interleave, and a filled gap lands before the end: merge the new
+        // lines with the part of the view they fall into (usually its last moments), not all of it.
+        const at = lowerBound(view.keys, first.key);
+        if (at < view.hi) view.movedFrom = Math.min(view.movedFrom ?? Infinity, at);
+        const keys = view.keys.splice(at);
+        const levels = view.levels.splice(at);
         let i = 0;
         let j = 0;
-        while (i < view.keys.length || j < taken.length) {
+        while (i < keys.length || j < taken.length) {
           const line = taken[j];
-          if (line !== undefined && (i >= view.keys.length || line.key < (view.keys[i] as number))) {
-            keys.push(line.key);
-            levels.push(LOG_LEVELS.indexOf(line.level));
+          if (line !== undefined && (i >= keys.length || line.key < (keys[i] as number))) {
+            view.keys.push(line.key);
+            view.levels.push(LOG_LEVELS.indexOf(line.level));
             j += 1;
           } else {
-            keys.push(view.keys[i] as number);
-            levels.push(view.levels[i] as number);
+            view.keys.push(keys[i] as number);
+            view.levels.push(levels[i] as number);
             i += 1;
           }
         }
-        view.keys = keys;
-        view.levels = levels;
       }
       view.appended += taken.length;
+      for (const line of taken) if (view.appendedFromMs === null || line.timeMs < view.appendedFromMs) view.appendedFromMs = line.timeMs;
       this.#slice(view);
     }
   }
@@ -200,9 +207,24 @@ export class LogViews {
     for (const view of this.#views.values()) {
       if (view.appended === 0 && !view.reset && view.evicted === 0) continue;
       const total = view.hi - view.lo;
-      const linesFrom = Math.max(0, total - UPDATE_LINES);
-      updates.push({ viewId: view.id, total, appended: view.appended, lines: readLines(this.#db, view.keys.slice(view.lo + linesFrom, view.hi)), linesFrom, reset: view.reset, evicted: view.evicted });
+      const movedFrom = view.reset || view.movedFrom === null ? null : Math.max(0, view.movedFrom - view.lo);
+      // The lines that changed (appended or moved), up to UPDATE_LINES of the newest; all of the newest after a reset.
+      const changed = view.reset || view.evicted > 0 ? UPDATE_LINES : Math.max(view.appended, movedFrom === null ? 0 : total - movedFrom);
+      const linesFrom = Math.max(0, total - Math.min(UPDATE_LINES, changed));
+      updates.push({
+        viewId: view.id,
+        total,
+        appended: view.appended,
+        appendedFromMs: view.appendedFromMs,
+        lines: readLines(this.#db, view.keys.slice(view.lo + linesFrom, view.hi)),
+        linesFrom,
+        movedFrom,
+        reset: view.reset,
+        evicted: view.evicted,
+      });
       view.appended = 0;
+      view.appendedFromMs = null;
+      view.movedFrom = null;
       view.reset = false;
       view.evicted = 0;
     }

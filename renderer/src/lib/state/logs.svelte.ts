@@ -189,8 +189,9 @@ export class LogView {
   apply(update: LogViewUpdate): void {
     if (update.viewId !== this.viewId) return;
     if (update.reset || update.evicted > 0) this.#resetRows();
+    else if (update.movedFrom !== null) this.#dropFrom(update.movedFrom);
     if (!this.follow) this.unseen += update.appended;
-    const before = this.total;
+    const before = Math.min(this.total, update.movedFrom ?? Infinity);
     this.total = update.total;
     // Chunks with positions between what was read and what came with the update must be read again.
     if (before < update.linesFrom) for (let c = Math.floor(before / CHUNK); c * CHUNK < update.linesFrom; c++) this.#chunks.delete(c);
@@ -275,6 +276,12 @@ export class LogView {
     this.oldestMs = state.oldestMs;
     this.newestMs = state.newestMs;
     this.version += 1;
+  }
+
+  /** Rows from `position` on moved: forget them (their chunks are read again when shown). */
+  #dropFrom(position: number): void {
+    for (const index of [...this.#rows.keys()]) if (index >= position) this.#rows.delete(index);
+    for (const chunk of [...this.#chunks.keys()]) if ((chunk + 1) * CHUNK > position) this.#chunks.delete(chunk);
   }
 
   #resetRows(): void {

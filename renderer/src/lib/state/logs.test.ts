@@ -57,14 +57,14 @@ describe('a log view', () => {
     view.ensure(0, 100);
     await settle();
     const before = transport.callsTo('logs.rows').length;
-    transport.emit('logs.view', { viewId: 'v1', total: 150, appended: 50, lines: Array.from({ length: 50 }, (_, i) => line(100 + i)), linesFrom: 100, reset: false, evicted: 0 });
+    transport.emit('logs.view', { viewId: 'v1', total: 150, appended: 50, appendedFromMs: 1, lines: Array.from({ length: 50 }, (_, i) => line(100 + i)), linesFrom: 100, movedFrom: null, reset: false, evicted: 0 });
     expect(view.total).toBe(150);
     expect(view.row(149)?.message).toBe('line 149');
     view.ensure(0, 150);
     await settle();
     expect(transport.callsTo('logs.rows').length).toBe(before);
     // 300 more, of which only the last 200 came: the rows in between are read when shown.
-    transport.emit('logs.view', { viewId: 'v1', total: 450, appended: 300, lines: Array.from({ length: 200 }, (_, i) => line(250 + i)), linesFrom: 250, reset: false, evicted: 0 });
+    transport.emit('logs.view', { viewId: 'v1', total: 450, appended: 300, appendedFromMs: 1, lines: Array.from({ length: 200 }, (_, i) => line(250 + i)), linesFrom: 250, movedFrom: null, reset: false, evicted: 0 });
     expect(view.row(200)).toBeUndefined();
     view.ensure(150, 250);
     await settle();
@@ -77,11 +77,27 @@ describe('a log view', () => {
     view.ensure(0, 10);
     await settle();
     view.follow = false;
-    transport.emit('logs.view', { viewId: 'v1', total: 12, appended: 2, lines: [line(10), line(11)], linesFrom: 10, reset: false, evicted: 0 });
+    transport.emit('logs.view', { viewId: 'v1', total: 12, appended: 2, appendedFromMs: 1, lines: [line(10), line(11)], linesFrom: 10, movedFrom: null, reset: false, evicted: 0 });
     expect(view.unseen).toBe(2);
-    transport.emit('logs.view', { viewId: 'v1', total: 13, appended: 1, lines: [line(12)], linesFrom: 12, reset: true, evicted: 0 });
+    transport.emit('logs.view', { viewId: 'v1', total: 13, appended: 1, appendedFromMs: 1, lines: [line(12)], linesFrom: 12, movedFrom: null, reset: true, evicted: 0 });
     expect(view.row(0)).toBeUndefined();
     expect(view.row(12)?.message).toBe('line 12');
+  });
+
+  it('forgets only the rows from where lines landed before the end (merged parts interleaving)', async () => {
+    const { transport, view } = open(300);
+    await settle();
+    view.ensure(0, 300);
+    await settle();
+    transport.emit('logs.view', { viewId: 'v1', total: 302, appended: 2, appendedFromMs: 1, lines: [line(1290), line(1299), line(300), line(301)], linesFrom: 298, movedFrom: 298, reset: false, evicted: 0 });
+    expect(view.row(10)?.message).toBe('line 10');
+    expect(view.row(298)?.message).toBe('line 1290');
+    expect(view.row(301)?.message).toBe('line 301');
+    const reads = transport.callsTo('logs.rows').length;
+    view.ensure(0, 302);
+    await settle();
+    // The chunk holding position 298 (200-399) is read again; the first is kept.
+    expect(transport.callsTo('logs.rows').slice(reads)).toEqual([{ viewId: 'v1', from: 200, count: CHUNK }]);
   });
 
   it('drops an answer for rows that a newer filter made stale', async () => {
