@@ -3,10 +3,9 @@
  * p95 < 25 ms for a token and for a substring query, and ≥ 100× faster than a linear scan of the
  * same lines in the same run.
  *
- * - The cache: a profile's cache file filled with 1,000,000 lines of 200 parts over two days, made
- *   by the service's own log simulator (its templates, levels, sources, error details) through the
- *   app's cache code (insertLogBatches), every line indexed (the worker indexes lazily; the bench
- *   drains it first so the figure is the index's, and says so).
+ * - The cache: a profile's cache file filled with 1,000,000 lines of 200 parts over two days
+ *   (bench/log-seed.ts: the service's log simulator through the app's cache code), every line
+ *   indexed (the worker indexes lazily; the bench drains it first so the figure is the index's).
  * - Measured: `logs.search` dispatched through main's bridge router (payload validation, the
  *   handler, the cache worker's round trip) — the renderer's call minus the IPC/WebSocket hop — for
  *   the first page (100 hits, newest first), as the search pane asks.
@@ -30,10 +29,8 @@ import { Backend } from '../main/backend/backend';
 import { createRouter } from '../main/backend/router';
 import { openCache } from '../main/cache/cache';
 import { MemoryKeychain } from '../main/keychain/keychain';
-import { indexPending, insertLogBatches, putLogParts, type IncomingEntry } from '../main/logs/cache';
-import type { JsonObject } from '../common/schemas';
-import { simulatedLevel, simulatedLine } from '../service/logs/simulated';
 import { machine, ms, percentile, report, repoRoot } from './lib';
+import { seedLogs } from './log-seed';
 
 const LINES = 1_000_000;
 const PARTS = 200;
@@ -42,66 +39,22 @@ const RUNS = 200;
 const SCANS = 5;
 const TARGETS = { p50Ms: 5, p95Ms: 25, speedup: 100 } as const;
 
-/** mulberry32: the same cache every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Fills the cache at `path` with LINES simulated lines; answers an id that occurs in a few of them. */
 function seed(path: string): { rareId: string; seconds: number; indexSeconds: number } {
-  const started = performance.now();
   const db = openCache(path);
-  const random = seeded(7);
-  const parts = Array.from({ length: PARTS }, (_, i) => ({ partId: `bench-part-${i}`, name: `robot-${String(Math.floor(i / 4)).padStart(3, '0')}-${['main', 'arm', 'base', 'camera'][i % 4]}` }));
-  putLogParts(
-    db,
-    parts.map((p, i) => ({ partId: p.partId, orgId: 'bench-org', machineId: `bench-machine-${Math.floor(i / 4)}`, machineName: p.name.split('-').slice(0, 2).join('-'), partName: p.name.split('-')[2] ?? 'main' })),
-  );
-  const start = Date.now() - SPAN_MS;
-  const perPart = LINES / PARTS;
-  const ids = new Map<string, number>();
-  const BATCH_PARTS = 20;
-  const STEP = 500;
-  for (let from = 0; from < perPart; from += STEP) {
-    for (let group = 0; group < PARTS; group += BATCH_PARTS) {
-      const batches = parts.slice(group, group + BATCH_PARTS).map((part, p) => {
-        const entries: IncomingEntry[] = [];
-        for (let i = from; i < Math.min(perPart, from + STEP); i++) {
-          const timeMs = start + Math.floor(((i + random()) / perPart) * SPAN_MS);
-          const line = simulatedLine(part, simulatedLevel(random), timeMs * 1000, random);
-          for (const id of line.message.match(/\b[0-9a-f]{6}\b/g) ?? []) ids.set(id, (ids.get(id) ?? 0) + 1);
-          entries.push({
-            entryId: `${group + p}-${i}`,
-            timeMs,
-            level: line.level,
-            source: line.source ?? '',
-            host: line.host ?? '',
-            message: line.message,
-            caller: (line.caller ?? null) as JsonObject | null,
-            stack: line.stack ?? '',
-            fields: (line.fields ?? []) as JsonObject[],
-          });
-        }
-        return { partId: part.partId, entries };
-      });
-      insertLogBatches(db, batches, Date.now());
-    }
-  }
-  const inserted = performance.now();
-  while (indexPending(db, 50_000) > 0);
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  const parts = Array.from({ length: PARTS }, (_, i) => ({
+    partId: `bench-part-${i}`,
+    orgId: 'bench-org',
+    machineId: `bench-machine-${Math.floor(i / 4)}`,
+    machineName: `robot-${String(Math.floor(i / 4)).padStart(3, '0')}`,
+    partName: ['main', 'arm', 'base', 'camera'][i % 4] ?? 'main',
+  }));
+  const seeded = seedLogs(db, parts, LINES, SPAN_MS, Date.now());
   db.close();
   // An id seen a few times: a rare word, fewer hits than one page.
-  const rareId = [...ids].find(([, count]) => count >= 3 && count <= 10)?.[0];
+  const rareId = [...seeded.ids].find(([, count]) => count >= 3 && count <= 10)?.[0];
   if (rareId === undefined) throw new Error('no rare id in the simulated lines');
-  return { rareId, seconds: (inserted - started) / 1000, indexSeconds: (performance.now() - inserted) / 1000 };
+  return { rareId, seconds: seeded.cacheSeconds, indexSeconds: seeded.indexSeconds };
 }
 
 async function openBackend(userDataDir: string): Promise<Backend> {

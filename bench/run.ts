@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const here = import.meta.dirname;
-const helpers = new Set(['lib.ts', 'run.ts']);
+const helpers = new Set(['lib.ts', 'run.ts', 'browser.ts', 'log-seed.ts']);
 const all = readdirSync(here)
   .filter((f) => f.endsWith('.ts') && !helpers.has(f) && !f.endsWith('.test.ts'))
   .map((f) => f.slice(0, -3))

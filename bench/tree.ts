@@ -20,15 +20,14 @@
  *
  *   npm run bench -- tree
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { chromiumArgs, startWeb as startBrowserMode } from '../test/e2e/fixtures';
-import { machine, ms, percentile, repoRoot, startServiceProcess } from './lib';
+import { chromiumArgs } from '../test/e2e/fixtures';
+import { addPlainList, buildApp, openApp, scrollFrames, startWeb, verdict, type Web } from './browser';
+import { machine, ms, percentile, startServiceProcess } from './lib';
 
 const MACHINES = 10_000;
 const MEGAFLEET = 'Megafleet Logistics';
@@ -41,40 +40,10 @@ const SCROLL_PASSES = 3;
 
 const TARGETS = { firstRenderMs: 200, scrollFrameP95Ms: 16.7, keystrokeMs: 50 } as const;
 
-interface Web {
-  readonly child: ChildProcess;
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-/** Browser mode's backend on `userDataDir` (the E2E fixture's), with a way to stop it. */
-async function startWeb(userDataDir: string): Promise<Web> {
-  const { child, url } = await startBrowserMode(userDataDir);
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const done = once(child, 'exit');
-      child.kill('SIGTERM');
-      await done;
-    },
-  };
-}
-
 /** The local service's data dir filled with the demo fleet plus 10,000 machines (the app then starts it without --demo). */
 async function seedLocalService(userDataDir: string): Promise<void> {
   const service = await startServiceProcess(['--demo', '--demo-machines', String(MACHINES)], { dataDir: join(userDataDir, 'local-service') });
   await service.stop();
-}
-
-async function openApp(browser: Browser, url: string): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  // tsx (esbuild, keepNames) wraps named functions in the callbacks passed to page.evaluate in __name().
-  await page.addInitScript({ content: 'globalThis.__name = (f) => f;' });
-  await page.goto(url);
-  return page;
 }
 
 const treeRow = (page: Page, name: string) => page.getByRole('tree', { name: 'Fleet' }).getByRole('treeitem', { name: new RegExp(`^${name}(,|$)`) });
@@ -133,41 +102,6 @@ async function expandTimes(page: Page, name: string, expectRowsAtLeast: number):
   return out;
 }
 
-/** Scroll `selector` by `step` px per frame for `frames` frames; per-frame main-thread time. */
-async function scrollFrames(page: Page, selector: string, frames: number, step: number): Promise<number[]> {
-  return page.evaluate(
-    ({ selector, frames, step }) =>
-      new Promise<number[]>((resolve) => {
-        const el = document.querySelector<HTMLElement>(selector)!;
-        el.scrollTop = 0;
-        const times: number[] = [];
-        let scrolledAt = 0;
-        const onScroll = () => (scrolledAt = performance.now());
-        // Capture: runs before the virtualizer's own scroll listener.
-        el.addEventListener('scroll', onScroll, { capture: true });
-        let left = frames;
-        const frame = () => {
-          if (scrolledAt > 0) {
-            const start = scrolledAt;
-            const channel = new MessageChannel();
-            channel.port1.onmessage = () => times.push(performance.now() - start);
-            channel.port2.postMessage(null);
-            scrolledAt = 0;
-          }
-          if (left-- <= 0) {
-            el.removeEventListener('scroll', onScroll, { capture: true });
-            setTimeout(() => resolve(times), 50);
-            return;
-          }
-          el.scrollTop += step;
-          requestAnimationFrame(frame);
-        };
-        requestAnimationFrame(frame);
-      }),
-    { selector, frames, step },
-  );
-}
-
 const median = (v: readonly number[]) => percentile(v, 50);
 
 /**
@@ -188,16 +122,8 @@ async function typeTimes(page: Page, field: ReturnType<Page['locator']>): Promis
   return [...QUERY].map((_, k) => median(runs.map((run) => run[k] ?? NaN)));
 }
 
-function verdict(name: string, value: number, target: number, baseline: number, detail: string): boolean {
-  const pass = value < target;
-  console.log(`${pass ? 'PASS' : 'FAIL'}  ${name}: ${ms(value)} (target < ${target} ms), ${(value / baseline).toFixed(2)}× baseline ${ms(baseline)} — ${detail}`);
-  return pass;
-}
-
 async function main(): Promise<void> {
-  console.log('building the app (electron-vite build)…');
-  const build = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) throw new Error('the build failed');
+  buildApp();
 
   const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-bench-tree-'));
   let web: Web | null = null;
@@ -256,22 +182,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < SCROLL_PASSES; i++) treeFrames.push(...(await scrollFrames(page, '[role="tree"]', SCROLL_FRAMES, 4 * 28)));
     const treeRows = await page.evaluate(() => Math.round((document.querySelector('[role="tree"] > div')?.getBoundingClientRect().height ?? 0) / 28));
     // Baseline: the browser scrolling a plain list of as many rows, in the same page.
-    await page.evaluate((rows) => {
-      const host = document.createElement('div');
-      host.id = 'bench-plain-list';
-      host.style.cssText = 'position:fixed;left:0;top:0;width:260px;height:600px;overflow-y:auto;background:Canvas;z-index:9999';
-      const list = document.createElement('ul');
-      list.style.cssText = 'margin:0;padding:0;list-style:none';
-      const item = document.createElement('li');
-      item.style.cssText = 'height:28px;line-height:28px;white-space:nowrap';
-      for (let i = 0; i < rows; i++) {
-        const li = item.cloneNode() as HTMLLIElement;
-        li.textContent = `picker-${String(i).padStart(4, '0')}`;
-        list.append(li);
-      }
-      host.append(list);
-      document.body.append(host);
-    }, treeRows);
+    await addPlainList(page, 'bench-plain-list', treeRows, 28, { width: 260, height: 600 });
     const plainFrames: number[] = [];
     for (let i = 0; i < SCROLL_PASSES; i++) plainFrames.push(...(await scrollFrames(page, '#bench-plain-list', SCROLL_FRAMES, 4 * 28)));
     await page.evaluate(() => document.getElementById('bench-plain-list')?.remove());

@@ -158,4 +158,47 @@ describe('log views', () => {
     expect(late.updates[0]!.linesFrom).toBe(51);
     expect(cacheJobs.logsRows(db, 'v1', 50, 2).lines.map((l) => l.message)).toEqual(['line 50 Motor stalled', 'late']);
   });
+
+  it('filter in memory exactly as the cache would select: levels, texts indexed and pending, sources; lines taken while filtered show once the filter is cleared; eviction', () => {
+    const db = openCache(':memory:');
+    const retention = { maxLines: 1e6, maxBytes: 1e9 };
+    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: Array.from({ length: 300 }, (_, i) => entry(i)) }, { partId: 'p2', entries: Array.from({ length: 50 }, (_, i) => entry(i, { entryId: `b${i}` })) }], [], 1, retention);
+    // Half the lines indexed, half still pending: the text filter takes both.
+    indexPending(db, 200);
+    cacheJobs.logsOpen(db, 'v', ['p1'], all);
+    const filters = [
+      { levels: ['ERROR'] },
+      { levels: ['DEBUG', 'WARN'] },
+      { text: 'motor' },
+      { text: 'MOTOR STALLED', levels: ['INFO', 'WARN'] },
+      { text: 'ne 2' },
+      { text: '7' },
+      { sources: ['module'] },
+      { sources: ['rdk.robot_server'], text: 'stall' },
+      { levels: ['DEBUG', 'INFO', 'WARN', 'ERROR'] },
+    ] as const;
+    for (const change of filters) {
+      const filter = logFilter.parse(change);
+      const state = cacheJobs.logsFilter(db, 'v', filter);
+      const expected = viewKeys(db, ['p1'], filter).keys;
+      expect(expected.length, JSON.stringify(change)).toBeGreaterThan(0);
+      expect(state.total, JSON.stringify(change)).toBe(expected.length);
+      const shown = cacheJobs.logsRows(db, 'v', 0, 1000).lines.map((l) => l.key);
+      expect(shown, JSON.stringify(change)).toEqual(expected);
+    }
+    // Lines arriving while errors only are shown: the errors show now, the rest once the filter is cleared.
+    cacheJobs.logsFilter(db, 'v', logFilter.parse({ levels: ['ERROR'] }));
+    const errorsBefore = cacheJobs.logsFilter(db, 'v', logFilter.parse({ levels: ['ERROR'] })).total;
+    const more = cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [entry(300), entry(301), entry(302), entry(303), entry(150, { entryId: 'gap', level: 'ERROR' })] }], [], 2, retention);
+    expect(more.updates.map((u) => [u.total, u.appended, u.movedFrom])).toEqual([[errorsBefore + 2, 2, 37]]);
+    expect(cacheJobs.logsFilter(db, 'v', all).total).toBe(305);
+    expect(cacheJobs.logsRows(db, 'v', 0, 1000).lines.map((l) => l.key)).toEqual(viewKeys(db, ['p1'], all).keys);
+    // Evicting the oldest lines drops them from both.
+    cacheJobs.logsFilter(db, 'v', logFilter.parse({ levels: ['ERROR'] }));
+    cacheJobs.logsEvict(db, { maxLines: 200, maxBytes: 1e9 });
+    const left = viewKeys(db, ['p1'], all).keys;
+    expect(cacheJobs.logsFilter(db, 'v', logFilter.parse({ levels: ['ERROR'] })).total).toBe(viewKeys(db, ['p1'], logFilter.parse({ levels: ['ERROR'] })).keys.length);
+    expect(cacheJobs.logsFilter(db, 'v', all).total).toBe(left.length);
+    expect(cacheJobs.logsRows(db, 'v', 0, 1000).lines.map((l) => l.key)).toEqual(left);
+  });
 });

@@ -3,13 +3,18 @@
  * oldest first. The renderer reads rows by position, so a view of a million lines costs it a
  * screenful; positions are array indexes here, so reading any screen is one indexed query.
  *
- * A view's arrays hold the lines matching its parts, text, levels and sources; its time range is a
- * slice of them (keys are ordered by time), so brushing the histogram costs two binary searches.
+ * A view holds every line of its parts (keys and levels), read once when it opens, and the lines
+ * matching its text, levels and sources, filtered from those in memory: a level is a pass over the
+ * levels, a text is the full-text index's keys for it (across the cache, in milliseconds)
+ * intersected with the view's. Only a source filter or a text too short for the index reads the
+ * cache. The time range is a slice of the filtered lines (keys are ordered by time), so brushing
+ * the histogram costs two binary searches.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { LOG_LEVELS, type LogFilter, type LogHistogram, type LogLine, type LogViewState, type LogViewUpdate } from '../../common/logs';
 import type { CacheDb } from '../cache/cache';
-import { keyOfTime, lineMatches, partSources, partSpan, readDetail, readLines, timeOfKey, viewKeys } from './cache';
+import { LineList } from './lines';
+import { keyOfTime, lineMatches, partSources, partSpan, readDetail, readLines, textKeys, timeOfKey, viewKeys } from './cache';
 
 /**
  * Lines sent with an update: the new ones, up to a screenful and more (a following view draws them
@@ -25,8 +30,10 @@ interface View {
   readonly parts: ReadonlySet<string>;
   filter: LogFilter;
   lowerText: string;
-  keys: number[];
-  levels: number[];
+  /** Every cached line of the view's parts. */
+  all: LineList;
+  /** The lines matching the filter (its time range aside): `all` itself when nothing narrows. */
+  shown: LineList;
   /** The time range's slice of keys: [lo, hi). */
   lo: number;
   hi: number;
@@ -41,17 +48,7 @@ interface View {
   evicted: number;
 }
 
-/** The first index whose key is ≥ `key`. */
-function lowerBound(keys: readonly number[], key: number): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as number) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const keyAndLevel = (line: LogLine) => ({ key: line.key, level: LOG_LEVELS.indexOf(line.level) });
 
 export class LogViews {
   readonly #db: CacheDb;
@@ -67,20 +64,21 @@ export class LogViews {
       const oldest = [...this.#views.values()].sort((a, b) => a.usedAt - b.usedAt)[0];
       if (oldest) this.#views.delete(oldest.id);
     }
-    const view: View = { id, partIds: [...partIds], parts: new Set(partIds), filter, lowerText: '', keys: [], levels: [], lo: 0, hi: 0, usedAt: 0, appended: 0, appendedFromMs: null, movedFrom: null, reset: false, evicted: 0 };
+    const view: View = { id, partIds: [...partIds], parts: new Set(partIds), filter, lowerText: '', all: new LineList(), shown: new LineList(), lo: 0, hi: 0, usedAt: 0, appended: 0, appendedFromMs: null, movedFrom: null, reset: false, evicted: 0 };
     this.#views.set(id, view);
-    this.#load(view, filter);
+    view.all = this.#every(view);
+    this.#apply(view, filter);
     return this.state(id);
   }
 
-  /** Apply a new filter; only a change of text, levels or sources reads the cache again. */
+  /** Apply a new filter; a change of the time range alone is a new slice. */
   filter(id: string, filter: LogFilter): LogViewState {
     const view = this.#get(id);
     const same = view.filter.text === filter.text && view.filter.levels.join() === filter.levels.join() && view.filter.sources.join() === filter.sources.join();
     if (same) {
       view.filter = filter;
       this.#slice(view);
-    } else this.#load(view, filter);
+    } else this.#apply(view, filter);
     return this.state(id);
   }
 
@@ -88,7 +86,8 @@ export class LogViews {
   reload(partIds: readonly string[]): void {
     for (const view of this.#views.values()) {
       if (partIds.some((p) => view.parts.has(p))) {
-        this.#load(view, view.filter);
+        view.all = this.#every(view);
+        this.#apply(view, view.filter);
         view.reset = true;
       }
     }
@@ -111,7 +110,7 @@ export class LogViews {
     const view = this.#get(id);
     const start = view.lo + Math.min(from, view.hi - view.lo);
     const end = Math.min(view.hi, start + count);
-    return { from: start - view.lo, total: view.hi - view.lo, lines: readLines(this.#db, view.keys.slice(start, end)) };
+    return { from: start - view.lo, total: view.hi - view.lo, lines: readLines(this.#db, view.shown.keysIn(start, end)) };
   }
 
   /** The position of the next (dir 1, after `from`) or previous (dir -1, before `from`) ERROR line. */
@@ -119,7 +118,7 @@ export class LogViews {
     const view = this.#get(id);
     const error = LOG_LEVELS.indexOf('ERROR');
     for (let i = view.lo + from + dir; i >= view.lo && i < view.hi; i += dir) {
-      if (view.levels[i] === error) return i - view.lo;
+      if (view.shown.level(i) === error) return i - view.lo;
     }
     return null;
   }
@@ -127,60 +126,38 @@ export class LogViews {
   /** The position of the line with `key`, or of the first line after it (null when none is). */
   locate(id: string, key: number): number | null {
     const view = this.#get(id);
-    const at = lowerBound(view.keys, key);
+    const at = view.shown.lowerBound(key);
     return at < view.lo || at >= view.hi ? null : at - view.lo;
   }
 
   histogram(id: string, buckets: number): LogHistogram {
     const view = this.#get(id);
     const counts = LOG_LEVELS.map(() => new Array<number>(buckets).fill(0));
-    const n = view.keys.length;
+    const { shown } = view;
+    const n = shown.length;
     if (n === 0) return { startMs: Date.now(), stepMs: 1000, counts };
-    const startMs = timeOfKey(view.keys[0] as number);
-    const endMs = timeOfKey(view.keys[n - 1] as number) + 1;
+    const startMs = timeOfKey(shown.key(0));
+    const endMs = timeOfKey(shown.key(n - 1)) + 1;
     const stepMs = Math.max(1, Math.ceil((endMs - startMs) / buckets));
     for (let i = 0; i < n; i++) {
-      const b = Math.min(buckets - 1, Math.floor((timeOfKey(view.keys[i] as number) - startMs) / stepMs));
-      (counts[view.levels[i] as number] as number[])[b] += 1;
+      const b = Math.min(buckets - 1, Math.floor((timeOfKey(shown.key(i)) - startMs) / stepMs));
+      (counts[shown.level(i)] as number[])[b] += 1;
     }
     return { startMs, stepMs, counts };
   }
 
-  /** Lines just cached: each view of their part that they match takes them. */
+  /** Lines just cached: each view of their part takes them, and shows those its filter matches. */
   add(lines: readonly LogLine[]): void {
     if (lines.length === 0) return;
     for (const view of this.#views.values()) {
-      const taken = lines.filter((line) => view.parts.has(line.partId) && lineMatches(line, view.filter, view.lowerText)).sort((a, b) => a.key - b.key);
-      const first = taken[0];
-      if (first === undefined) continue;
-      const last = view.keys.at(-1);
-      if (last === undefined || first.key > last) {
-        for (const line of taken) {
-          view.keys.push(line.key);
-          view.levels.push(LOG_LEVELS.indexOf(line.level));
-        }
-      } else {
-        // Merged parts' batches interleave, and a filled gap lands before the end: merge the new
-        // lines with the part of the view they fall into (usually its last moments), not all of it.
-        const at = lowerBound(view.keys, first.key);
-        if (at < view.hi) view.movedFrom = Math.min(view.movedFrom ?? Infinity, at);
-        const keys = view.keys.splice(at);
-        const levels = view.levels.splice(at);
-        let i = 0;
-        let j = 0;
-        while (i < keys.length || j < taken.length) {
-          const line = taken[j];
-          if (line !== undefined && (i >= keys.length || line.key < (keys[i] as number))) {
-            view.keys.push(line.key);
-            view.levels.push(LOG_LEVELS.indexOf(line.level));
-            j += 1;
-          } else {
-            view.keys.push(keys[i] as number);
-            view.levels.push(levels[i] as number);
-            i += 1;
-          }
-        }
-      }
+      const mine = lines.filter((line) => view.parts.has(line.partId)).sort((a, b) => a.key - b.key);
+      if (mine.length === 0) continue;
+      const shared = view.shown === view.all;
+      const movedAll = view.all.merge(mine.map(keyAndLevel));
+      const taken = shared ? mine : mine.filter((line) => lineMatches(line, view.filter, view.lowerText));
+      if (taken.length === 0) continue;
+      const moved = shared ? movedAll : view.shown.merge(taken.map(keyAndLevel));
+      if (moved !== null && moved < view.hi) view.movedFrom = Math.min(view.movedFrom ?? Infinity, moved);
       view.appended += taken.length;
       for (const line of taken) if (view.appendedFromMs === null || line.timeMs < view.appendedFromMs) view.appendedFromMs = line.timeMs;
       this.#slice(view);
@@ -190,11 +167,13 @@ export class LogViews {
   /** Lines below `cutoff` were evicted: drop them from every view. */
   evict(cutoff: number): void {
     for (const view of this.#views.values()) {
-      const n = lowerBound(view.keys, cutoff);
+      const shared = view.shown === view.all;
+      const gone = view.all.lowerBound(cutoff);
+      view.all.dropFirst(gone);
+      const n = shared ? gone : view.shown.lowerBound(cutoff);
       if (n === 0) continue;
       const visibleBefore = view.lo;
-      view.keys.splice(0, n);
-      view.levels.splice(0, n);
+      if (!shared) view.shown.dropFirst(n);
       this.#slice(view);
       view.evicted += Math.max(0, n - visibleBefore);
       view.reset = true;
@@ -216,7 +195,7 @@ export class LogViews {
         total,
         appended: view.appended,
         appendedFromMs: view.appendedFromMs,
-        lines: readLines(this.#db, view.keys.slice(view.lo + linesFrom, view.hi)),
+        lines: readLines(this.#db, view.shown.keysIn(view.lo + linesFrom, view.hi)),
         linesFrom,
         movedFrom,
         reset: view.reset,
@@ -242,7 +221,7 @@ export class LogViews {
     let lines = 0;
     try {
       for (let i = view.lo; i < view.hi; i += 2000) {
-        const block = readLines(this.#db, view.keys.slice(i, Math.min(view.hi, i + 2000)));
+        const block = readLines(this.#db, view.shown.keysIn(i, Math.min(view.hi, i + 2000)));
         let text = '';
         for (const line of block) {
           const part = names[line.partId] ?? line.partId;
@@ -271,17 +250,34 @@ export class LogViews {
     return view;
   }
 
-  #load(view: View, filter: LogFilter): void {
-    const { keys, levels } = viewKeys(this.#db, view.partIds, filter);
+  /** Every cached line of the view's parts. */
+  #every(view: View): LineList {
+    const { keys, levels } = viewKeys(this.#db, view.partIds, { ...view.filter, text: '', levels: [], sources: [] });
+    return LineList.from(keys, levels);
+  }
+
+  /** Filter the view's lines (see the file's comment). */
+  #apply(view: View, filter: LogFilter): void {
     view.filter = filter;
     view.lowerText = filter.text.toLowerCase();
-    view.keys = keys;
-    view.levels = levels;
+    const matching = filter.text === '' ? null : textKeys(this.#db, filter.text);
+    const allLevels = filter.levels.length === 0 || filter.levels.length === LOG_LEVELS.length;
+    if (filter.sources.length > 0 || (filter.text !== '' && matching === null)) {
+      const { keys, levels } = viewKeys(this.#db, view.partIds, filter);
+      view.shown = LineList.from(keys, levels);
+    } else if (matching === null && allLevels) {
+      view.shown = view.all;
+    } else {
+      view.shown = view.all.filter(
+        LOG_LEVELS.map((level) => allLevels || filter.levels.includes(level)),
+        matching,
+      );
+    }
     this.#slice(view);
   }
 
   #slice(view: View): void {
-    view.lo = view.filter.startMs === null ? 0 : lowerBound(view.keys, keyOfTime(view.filter.startMs));
-    view.hi = view.filter.endMs === null ? view.keys.length : lowerBound(view.keys, keyOfTime(view.filter.endMs + 1));
+    view.lo = view.filter.startMs === null ? 0 : view.shown.lowerBound(keyOfTime(view.filter.startMs));
+    view.hi = view.filter.endMs === null ? view.shown.length : view.shown.lowerBound(keyOfTime(view.filter.endMs + 1));
   }
 }
