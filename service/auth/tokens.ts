@@ -33,11 +33,8 @@ export class TokenService {
 
   /** A token for API key `keyId`, valid for the configured lifetime. */
   async issue(keyId: string): Promise<string> {
-    const nowSeconds = Date.now() / 1000;
-    const iat = Math.floor(nowSeconds);
-    // Rounded up: a token lives at least its whole lifetime (rounding down, a 1-second token issued
-    // late in a second was already expired when the client used it).
-    const exp = Math.ceil(nowSeconds + this.ttlSeconds);
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + this.ttlSeconds;
     return new SignJWT({})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(keyId)
@@ -59,6 +56,9 @@ export class TokenService {
         algorithms: [ALGORITHM],
         issuer: TOKEN_ISSUER,
         requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+        // Claims are whole seconds: without a second's grace, a 1-second token issued late in a
+        // second was expired before its first use. A token lives between its lifetime and a second more.
+        clockTolerance: 1,
       });
       subject = payload.sub;
     } catch (e) {
