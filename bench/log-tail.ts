@@ -228,7 +228,10 @@ async function main(): Promise<boolean> {
     console.log(`  raw grpc-js streams: ${Math.round(raw.perSecond).toLocaleString()} lines/s, latency p50 ${ms(percentile(raw.latencies, 50))}, p99 ${ms(rawP99)}`);
     console.log(`  the app (service → main → cache worker → WebSocket → Chromium, ${VIEWS} merged view): ${Math.round(perSecond).toLocaleString()} lines/s, latency p50 ${ms(percentile(seen.latencies, 50))}, p99 ${ms(p99)} (${seen.latencies.length.toLocaleString()} lines, ${seen.unmeasured.toLocaleString()} of them at their batch's oldest line's latency)`);
     console.log(`  cache vs the service's log of the window: ${expected.toLocaleString()} lines, ${missing} missing, ${duplicates} duplicated`);
-    console.log(`  tails: ${backend.logStats.fills} gap fills fetched ${backend.logStats.filled.toLocaleString()} entries; the service dropped ${backend.logStats.dropped.toLocaleString()}`);
+    console.log(`  tails: ${backend.logStats.fills} gap fills fetched ${backend.logStats.filled.toLocaleString()} entries; the service dropped ${backend.logStats.dropped.toLocaleString()}; main's queue overflowed ${backend.logStats.overflows} times (dropped, then filled)`);
+    // What the app logged (a failing batch, a broken stream): the first of each kind.
+    const kinds = [...new Set(log.filter((m) => /fail|broke|error/i.test(m)).map((m) => m.slice(0, 200)))];
+    for (const m of kinds.slice(0, 8)) console.log(`  app log: ${m}`);
     console.log(`  main event-loop lag: p50 ${ms(sampler.percentile(50) / 1e6)}, p99 ${ms(lagP99)}, max ${ms(sampler.max / 1e6)}; RSS ${Math.round(rssBefore / 1048576)} → ${Math.round(rssAfter / 1048576)} MB (peak ${Math.round(rssPeak / 1048576)})`);
     const results = [
       report({ name: `tail throughput (vs ${RATE.toLocaleString()} lines/s)`, ratio: RATE / perSecond, limit: 1.02, detail: `${Math.round(perSecond).toLocaleString()} lines/s; raw stream ${Math.round(raw.perSecond).toLocaleString()} (${(raw.perSecond / perSecond).toFixed(2)}× ours)` }),

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `node scripts/screenshot.mjs`: the README's screenshots, taken from the real app in browser mode
- * on a first launch (the demo fleet): the fleet tree opened down to a live machine, light and dark.
+ * on a first launch (the demo fleet): the fleet tree opened down to a live machine, light and dark;
+ * the log viewer tailing a location's machines merged.
  * Needs a build (`npm run build`) and Chromium (CHROMIUM_PATH or /usr/bin/chromium); run it inside a
  * keyring session (`dbus-run-session -- scripts/with-keyring.sh node scripts/screenshot.mjs`), or the
  * app shows its no-keychain notice.
@@ -46,6 +47,13 @@ try {
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(root, 'docs', scheme === 'light' ? 'screenshot.png' : 'screenshot-dark.png') });
   }
+  // The log viewer: Floor 1's machines merged, tailed live for a while (history, then live lines).
+  await page.emulateMedia({ colorScheme: 'light' });
+  await row(page, 'Floor 1').click();
+  await page.getByRole('main').getByRole('toolbar').getByRole('button', { name: 'Logs', exact: true }).click();
+  await page.getByRole('main').getByText('Live', { exact: true }).first().waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(8000);
+  await page.screenshot({ path: join(root, 'docs', 'screenshot-logs.png') });
 } finally {
   await browser.close();
   web.kill('SIGTERM');

@@ -40,13 +40,21 @@ export function historyPerPart(parts: number): number {
 const MAX_FILL = 20_000;
 /** Outages kept per part. */
 const MAX_OUTAGES = 10;
-/** Tailed bytes queued beyond which arriving messages are not queued: the next gap fill fetches them. */
-const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/**
+ * Tailed bytes queued beyond which arriving messages are dropped (each part's first drop noted)
+ * until the cache worker has written the queue down to half; then each part that lost messages
+ * fetches them with one gap fill, from its newest written line at that moment. Main's memory stays
+ * bounded however far the cache falls behind. (Refilling at once, while the queue was still full,
+ * fed back on itself: each fill re-fetched what was still queued and overflowed it again.)
+ */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export interface LogTailsOptions {
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
   readonly flushMs?: number;
+  /** MAX_QUEUED_BYTES, smaller in tests. */
+  readonly maxQueuedBytes?: number;
 }
 
 interface Tail {
@@ -54,6 +62,8 @@ interface Tail {
   refs: number;
   status: TailStatus;
   cancel: (() => void) | null;
+  /** Messages of this part were dropped while the queue was full: fill them once it has drained. */
+  overflowed: boolean;
   /** Bumped on every (re)open: callbacks of an older stream are ignored. */
   generation: number;
   attempt: number;
@@ -66,6 +76,10 @@ interface Tail {
   refillFromMs: number | null;
   /** Lines the fills of the current reconnection brought. */
   filled: number;
+  /** A background fill is under way (at most one per part). */
+  filling: boolean;
+  /** A gap found while it was: filled after it, from the earliest start asked for (null: the part's history). */
+  fillAgain: { fromMs: number | null; generation: number } | null;
 }
 
 interface ViewRecord {
@@ -80,6 +94,7 @@ export class LogTails {
   readonly #retryMinMs: number;
   readonly #retryMaxMs: number;
   readonly #flushMs: number;
+  readonly #maxQueuedBytes: number;
   readonly #views = new Map<string, ViewRecord>();
   readonly #tails = new Map<string, Tail>();
   /** Pages fetched (gap fills) and not yet written, per part, in their protobuf bytes. */
@@ -98,9 +113,11 @@ export class LogTails {
   #nextView = 1;
   #fetching = 0;
   readonly #waiting: (() => void)[] = [];
+  /** Whether arriving messages are dropped because the queue is full. */
+  #overflowing = false;
   retention: LogRetention = DEFAULT_RETENTION;
-  /** What the tails did so far (benchmarks and diagnostics): gap fills, entries they fetched, entries the service dropped. */
-  readonly stats = { fills: 0, filled: 0, dropped: 0 };
+  /** What the tails did so far (benchmarks and diagnostics): gap fills, entries they fetched, entries the service dropped, times main's queue overflowed (messages dropped, then filled). */
+  readonly stats = { fills: 0, filled: 0, dropped: 0, overflows: 0 };
 
   constructor(connection: Connection, events: EventBus, log: (message: string) => void, options: LogTailsOptions = {}) {
     this.#connection = connection;
@@ -109,6 +126,7 @@ export class LogTails {
     this.#retryMinMs = options.retryMinMs ?? 500;
     this.#retryMaxMs = options.retryMaxMs ?? 10_000;
     this.#flushMs = options.flushMs ?? FLUSH_MS;
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     events.subscribe((event, payload) => {
       if (event !== 'connection.changed') return;
       const state = payload as { profileId: string | null; status: string };
@@ -232,12 +250,15 @@ export class LogTails {
         refs: 0,
         status: { state: 'connecting', sinceMs: Date.now(), retryAt: null, error: null, outages: [] },
         cancel: null,
+        overflowed: false,
         generation: 0,
         attempt: 0,
         timer: null,
         newestMs: null,
         brokeAtMs: null,
         refillFromMs: null,
+        filling: false,
+        fillAgain: null,
         filled: 0,
       };
       this.#tails.set(partId, tail);
@@ -286,7 +307,7 @@ export class LogTails {
           const refill = tail.refillFromMs;
           if (refill !== null) {
             tail.refillFromMs = null;
-            void this.#fill(tail, generation, run, client, refill).catch((e: unknown) => this.#broken(tail, generation, e));
+            this.#backgroundFill(tail, run, client, refill);
           }
         },
         (error) => {
@@ -317,10 +338,15 @@ export class LogTails {
   /** Fetch what the part logged since `fromMs` (inclusive; what is cached is skipped) and queue it for the cache. */
   async #fill(tail: Tail, generation: number, run: CacheRunner, client: FleetClient, fromMs: number | null): Promise<void> {
     if (fromMs === null) {
-      // Nothing cached yet (the view opened offline): start with the part's recent history.
-      await this.#firstHistory(tail.partId, run);
-      tail.newestMs = await run('logsNewest', tail.partId);
-      return;
+      const mark = await run('logsHistoryMark', tail.partId);
+      if (mark.fromMs === null && !mark.done) {
+        // Nothing fetched yet (the view opened offline): start with the part's recent history.
+        await this.#firstHistory(tail.partId, run);
+        tail.newestMs = await run('logsNewest', tail.partId);
+        return;
+      }
+      // Its history was fetched and held nothing: whatever the part logged since is new, from its
+      // first line on (no start time: the app's clock need not agree with the service's).
     }
     const { pages, count } = await this.#fetch(client, tail.partId, { start: fromMs, count: MAX_FILL });
     this.stats.fills += 1;
@@ -329,6 +355,30 @@ export class LogTails {
     // Through the same batches as the tail (a view hears of it in its next update, not in one of its own).
     const added = await this.#enqueue(tail.partId, pages);
     tail.filled += added[tail.partId] ?? 0;
+  }
+
+  /**
+   * A gap fill nobody waits for, one per part at a time. Under sustained overload every batch finds
+   * new gaps; without this, fills of the same part piled up behind the few fetches allowed at once.
+   */
+  #backgroundFill(tail: Tail, run: CacheRunner, client: FleetClient, fromMs: number | null): void {
+    const generation = tail.generation;
+    if (tail.filling) {
+      const again = tail.fillAgain;
+      const earliest = again === null || again.generation !== generation ? fromMs : again.fromMs === null || fromMs === null ? null : Math.min(again.fromMs, fromMs);
+      tail.fillAgain = { fromMs: earliest, generation };
+      return;
+    }
+    tail.filling = true;
+    void this.#fill(tail, generation, run, client, fromMs)
+      .catch((e: unknown) => this.#broken(tail, generation, e))
+      .finally(() => {
+        tail.filling = false;
+        const again = tail.fillAgain;
+        tail.fillAgain = null;
+        // A fill asked for by an older stream is moot: the new stream's own fill covers it.
+        if (again && again.generation === tail.generation) this.#backgroundFill(tail, run, client, again.fromMs);
+      });
   }
 
   #broken(tail: Tail, generation: number, e: unknown): void {
@@ -456,14 +506,15 @@ export class LogTails {
     return this.#scheduleBatch();
   }
 
-  /**
-   * Queue a tailed message for the next batch. Beyond MAX_QUEUED_BYTES (the cache cannot keep up) it
-   * is dropped here and the tail's next fill fetches what it held.
-   */
+  /** Queue a tailed message for the next batch; beyond the bound, drop it and note the part (see MAX_QUEUED_BYTES). */
   #enqueueTailed(partId: string, message: Buffer): void {
-    const tail = this.#tails.get(partId);
-    if (this.#queuedBytes > MAX_QUEUED_BYTES) {
-      if (tail) tail.refillFromMs ??= tail.newestMs;
+    if (!this.#overflowing && this.#queuedBytes > this.#maxQueuedBytes) {
+      this.#overflowing = true;
+      this.stats.overflows += 1;
+    }
+    if (this.#overflowing) {
+      const tail = this.#tails.get(partId);
+      if (tail) tail.overflowed = true;
       return;
     }
     const list = this.#queuedTailed.get(partId);
@@ -472,6 +523,19 @@ export class LogTails {
     this.#queuedBytes += message.length;
     this.#queuedCount += 1;
     void this.#scheduleBatch();
+  }
+
+  /** The queue is down to half: take messages again, and fill what each part lost, from its newest written line. */
+  #drained(run: CacheRunner): void {
+    this.#overflowing = false;
+    const client = this.#connection.current()?.client;
+    for (const tail of this.#tails.values()) {
+      if (!tail.overflowed) continue;
+      tail.overflowed = false;
+      // Now, before lines taken from here on are written and move the part's newest line past the gap.
+      const from = tail.newestMs;
+      if (client) this.#backgroundFill(tail, run, client, from);
+    }
   }
 
   #scheduleBatch(): Promise<Readonly<Record<string, number>>> {
@@ -516,9 +580,8 @@ export class LogTails {
           // The service dropped entries (this app read too slowly): fetch them.
           this.stats.dropped += dropped[partId] ?? 0;
           if ((dropped[partId] ?? 0) > 0) {
-            const generation = tail.generation;
             const client = this.#connection.current()?.client;
-            if (client) void this.#fill(tail, generation, run, client, before).catch((e: unknown) => this.#broken(tail, generation, e));
+            if (client) this.#backgroundFill(tail, run, client, before);
           }
         }
         batch?.resolve(added);
@@ -534,6 +597,7 @@ export class LogTails {
       })
       .finally(() => {
         this.#writing = null;
+        if (this.#overflowing && this.#queuedBytes <= this.#maxQueuedBytes / 2 && this.#run === run) this.#drained(run);
       });
     await this.#writing;
   }

@@ -1,0 +1,85 @@
+/**
+ * Backpressure of the log tails, through the real backend, service (forked, 2,000 lines a second)
+ * and cache worker: with main's queue bound set to a single byte, the queue overflows all the time —
+ * messages arriving while it is full are dropped, and each part fills what it lost once the worker
+ * has written the queue — and the cache still ends with every line the service logged, once each.
+ */
+import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLive } from '../../common/machines';
+import { FleetClient } from '../../main/grpc/client';
+import { forkService } from '../../main/local-service/supervisor';
+import { GetRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
+import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
+
+let dir: ReturnType<typeof tempDir>;
+let app: TestBackend;
+
+beforeAll(async () => {
+  dir = tempDir('fleet-desk-logs-pressure-');
+  app = await openTestBackend(dir.path, {
+    spawnService: (entry, args, options) => forkService(entry, [...args, '--log-rate', '2000'], options),
+    timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 5_000, tailRetryMinMs: 100, tailRetryMaxMs: 400, tailMaxQueuedBytes: 1 },
+  });
+  await app.backend.start();
+}, 60_000);
+afterAll(async () => {
+  await app.close();
+  dir.remove();
+});
+
+async function serviceIds(id: string): Promise<{ id: string; timeMs: number }[]> {
+  const credentials = JSON.parse(readFileSync(join(dir.path, 'local-service', 'bootstrap-credentials.json'), 'utf8')) as { api_key_id: string; api_key: string };
+  const { address } = await app.value('connection.get', {});
+  const client = new FleetClient({ address, tls: false, apiKeyId: credentials.api_key_id, apiKey: credentials.api_key });
+  try {
+    const out: { id: string; timeMs: number }[] = [];
+    let pageToken = '';
+    do {
+      const page = await client.call('read', client.app.getRobotPartLogs, GetRobotPartLogsRequest.fromPartial({ robotPartId: id, numLogEntries: 0, limit: 1000, pageToken }));
+      out.push(...page.logs.map((l) => ({ id: l.id, timeMs: l.time!.getTime() })));
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    return out;
+  } finally {
+    client.close();
+  }
+}
+
+describe('log tails under backpressure', () => {
+  it('drop what arrives while the queue is full, fill it once the cache worker has caught up, and lose nothing', async () => {
+    const acme = (await app.value('orgs.list', {})).orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;
+    const tree = await app.value('locations.tree', { orgId: acme });
+    const now = Date.now();
+    const parts = tree.machines.flatMap((m) => m.parts.filter((p) => isLive(p.lastAccess, now)).map((p) => p.id)).slice(0, 40);
+    expect(parts.length).toBeGreaterThan(5);
+    const view = await app.value('logs.open', { partIds: parts });
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(app.backend.logStats.overflows).toBeGreaterThan(5);
+    expect(app.backend.logStats.fills).toBeGreaterThan(5);
+    const db = new Database(join(dir.path, 'profiles', 'local', 'cache.sqlite'), { readonly: true });
+    try {
+      const cachedOf = db.prepare('SELECT entry_id FROM logs WHERE part_id = ?').pluck();
+      let compared = 0;
+      for (const id of parts) {
+        const cached = cachedOf.all(id) as string[];
+        const have = new Set(cached);
+        expect(have.size, `duplicates of ${id}`).toBe(cached.length);
+        const service = await serviceIds(id);
+        const horizon = Date.now() - 3000;
+        const oldestCached = Math.min(...service.filter((e) => have.has(e.id)).map((e) => e.timeMs));
+        const missing = service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon && !have.has(e.id));
+        expect(missing, `lines of ${id} missing`).toEqual([]);
+        compared += service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon).length;
+      }
+      expect(compared).toBeGreaterThan(1000);
+    } finally {
+      db.close();
+    }
+    const state = await app.value('logs.status', {});
+    expect(parts.every((p) => state[p]?.state === 'live')).toBe(true);
+    await app.value('logs.close', { viewId: view.viewId });
+  }, 60_000);
+});
