@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -61,6 +61,63 @@ export function percentile(values: readonly number[], p: number): number {
 export const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 1)} ms`;
 
 /** The machine line every result starts with (docs/BENCHMARKS.md records it). */
+/**
+ * CPU seconds (user + system) that each of `roots` and its descendants have used so far, read from
+ * /proc (Linux; zeros elsewhere). Where the cores went is what a throughput figure on a small machine
+ * needs beside it. Assumes the usual 100 clock ticks a second.
+ */
+export function cpuSeconds(roots: readonly number[]): number[] {
+  const parent = new Map<number, number>();
+  const ticks = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return roots.map(() => 0);
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): state, ppid, …; utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(name), Number(fields[1]));
+      ticks.set(Number(name), Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const rootOf = (pid: number): number | undefined => {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) if (roots.includes(p)) return p;
+    return undefined;
+  };
+  const sums = new Map<number, number>();
+  for (const [pid, t] of ticks) {
+    const root = rootOf(pid);
+    if (root !== undefined) sums.set(root, (sums.get(root) ?? 0) + t);
+  }
+  return roots.map((r) => (sums.get(r) ?? 0) / 100);
+}
+
+/** Direct children of `pid` and their command names, from /proc (Linux; none elsewhere). */
+export function childProcesses(pid: number): { pid: number; name: string }[] {
+  try {
+    return readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .flatMap((n) => {
+        try {
+          const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+          const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          return ppid === pid ? [{ pid: Number(n), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) }] : [];
+        } catch {
+          return [];
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
 export function machine(): string {
   const cpu = cpus();
   return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;

@@ -22,7 +22,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -38,7 +38,7 @@ import { AppServiceClient } from '../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../proto/gen/fleet/auth/v1/auth';
 import { GetRobotPartLogsRequest, type TailRobotPartLogsResponse } from '../proto/gen/fleet/app/v1/logs';
 import { chromiumArgs } from '../test/e2e/fixtures';
-import { machine, ms, percentile, report, repoRoot, startServiceProcess } from './lib';
+import { childProcesses, cpuSeconds, machine, ms, percentile, report, repoRoot, startServiceProcess } from './lib';
 
 const RATE = 20_000;
 const WARMUP_S = Number(process.env.LOG_TAIL_WARMUP_SECONDS ?? 15);
@@ -146,8 +146,8 @@ async function main(): Promise<boolean> {
     const groups = Array.from({ length: VIEWS }, (_, i) => liveParts.filter((_, j) => j % VIEWS === i));
     await page.evaluate(
       async ({ groups, path }) => {
-        const w = window as unknown as { __tail: { counting: boolean; lines: number; unmeasured: number; latencies: number[] } };
-        w.__tail = { counting: false, lines: 0, unmeasured: 0, latencies: [] };
+        const w = window as unknown as { __tail: { counting: boolean; total: number; lines: number; unmeasured: number; latencies: number[] } };
+        w.__tail = { counting: false, total: 0, lines: 0, unmeasured: 0, latencies: [] };
         const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}${path}`);
         await new Promise((resolve) => ws.addEventListener('open', resolve, { once: true }));
         let next = 1;
@@ -155,10 +155,13 @@ async function main(): Promise<boolean> {
         ws.addEventListener('message', (event) => {
           const frame = JSON.parse(String(event.data)) as { type: string; id?: number; result?: unknown; event?: string; payload?: { total: number; appended: number; appendedFromMs: number | null; linesFrom: number; lines: { timeMs: number }[]; reset: boolean } };
           if (frame.type === 'result') answers.get(frame.id ?? 0)?.(frame.result);
-          if (frame.type !== 'event' || frame.event !== 'logs.view' || !frame.payload || !w.__tail.counting) return;
-          const now = Date.now();
+          if (frame.type !== 'event' || frame.event !== 'logs.view' || !frame.payload) return;
           const u = frame.payload;
-          w.__tail.lines += u.appended;
+          // Every line the view gained: in a merged view most land among other parts' lines, not after them.
+          if (w.__tail.counting) w.__tail.lines += u.total - w.__tail.total;
+          w.__tail.total = u.total;
+          if (!w.__tail.counting) return;
+          const now = Date.now();
           // The new lines are the last `appended` ones of the view (when none landed before the end).
           const from = u.total - u.appended;
           for (let i = 0; i < u.lines.length; i++) if (u.linesFrom + i >= from) w.__tail.latencies.push(now - (u.lines[i]?.timeMs ?? now));
@@ -178,6 +181,11 @@ async function main(): Promise<boolean> {
       { groups, path: WS_PATH },
     );
     await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
+    // Where the two cores go: this process (main and the cache worker, plus the local service it
+    // started, which idles), the service, Chromium.
+    const browserPids = childProcesses(process.pid).filter((c) => /chrom/i.test(c.name)).map((c) => c.pid);
+    const cpuRoots = [process.pid, service.child.pid ?? -1, ...browserPids];
+    const cpuBefore = cpuSeconds(cpuRoots);
     const sampler = monitorEventLoopDelay({ resolution: 5 });
     const rssBefore = process.memoryUsage().rss;
     const fromMs = Date.now();
@@ -195,6 +203,8 @@ async function main(): Promise<boolean> {
     const seconds = (performance.now() - started) / 1000;
     sampler.disable();
     clearInterval(rssTimer);
+    const cpuAfter = cpuSeconds(cpuRoots);
+    const cpuShare = cpuAfter.map((c, i) => (c - (cpuBefore[i] ?? 0)) / seconds);
     const toMs = Date.now();
     const rssAfter = process.memoryUsage().rss;
 
@@ -227,11 +237,14 @@ async function main(): Promise<boolean> {
     console.log(`  service: --log-rate ${RATE} across ${liveParts.length} live parts; window ${WINDOW_S} s after ${WARMUP_S} s warm-up`);
     console.log(`  raw grpc-js streams: ${Math.round(raw.perSecond).toLocaleString()} lines/s, latency p50 ${ms(percentile(raw.latencies, 50))}, p99 ${ms(rawP99)}`);
     console.log(`  the app (service → main → cache worker → WebSocket → Chromium, ${VIEWS} merged view): ${Math.round(perSecond).toLocaleString()} lines/s, latency p50 ${ms(percentile(seen.latencies, 50))}, p99 ${ms(p99)} (${seen.latencies.length.toLocaleString()} lines, ${seen.unmeasured.toLocaleString()} of them at their batch's oldest line's latency)`);
-    console.log(`  cache vs the service's log of the window: ${expected.toLocaleString()} lines, ${missing} missing, ${duplicates} duplicated`);
-    console.log(`  tails: ${backend.logStats.fills} gap fills fetched ${backend.logStats.filled.toLocaleString()} entries; the service dropped ${backend.logStats.dropped.toLocaleString()}; main's queue overflowed ${backend.logStats.overflows} times (dropped, then filled)`);
+    console.log(`  cache vs the service's log of the window: ${expected.toLocaleString()} lines (the service logged ${Math.round(expected / ((toMs - 3000 - fromMs) / 1000)).toLocaleString()} a second), ${missing} missing, ${duplicates} duplicated`);
+    console.log(`  tails: ${backend.logStats.writes} cache writes (${backend.logStats.splitWrites} of them left part of the queue for the next); ${backend.logStats.fills} gap fills fetched ${backend.logStats.filled.toLocaleString()} entries; the service dropped ${backend.logStats.dropped.toLocaleString()}; main's queue overflowed ${backend.logStats.overflows} times (dropped, then filled)`);
     // What the app logged (a failing batch, a broken stream): the first of each kind.
     const kinds = [...new Set(log.filter((m) => /fail|broke|error/i.test(m)).map((m) => m.slice(0, 200)))];
     for (const m of kinds.slice(0, 8)) console.log(`  app log: ${m}`);
+    const core = (share: number) => `${Math.round(share * 100)} %`;
+    const browserShare = cpuShare.slice(2).reduce((a, b) => a + b, 0);
+    console.log(`  CPU (share of one core over the window): main + cache worker ${core(cpuShare[0] ?? 0)}, service ${core(cpuShare[1] ?? 0)}, Chromium ${core(browserShare)}; ${core(cpuShare.reduce((a, b) => a + b, 0) / cpus().length)} of the ${cpus().length} cores`);
     console.log(`  main event-loop lag: p50 ${ms(sampler.percentile(50) / 1e6)}, p99 ${ms(lagP99)}, max ${ms(sampler.max / 1e6)}; RSS ${Math.round(rssBefore / 1048576)} → ${Math.round(rssAfter / 1048576)} MB (peak ${Math.round(rssPeak / 1048576)})`);
     const results = [
       report({ name: `tail throughput (vs ${RATE.toLocaleString()} lines/s)`, ratio: RATE / perSecond, limit: 1.02, detail: `${Math.round(perSecond).toLocaleString()} lines/s; raw stream ${Math.round(raw.perSecond).toLocaleString()} (${(raw.perSecond / perSecond).toFixed(2)}× ours)` }),

@@ -43,7 +43,7 @@ export interface BackendOptions {
   /** Replaces the OS keychain (tests of the session-only fallback). */
   readonly keychain?: { store: SecretStore; status: KeychainStatus };
   /** Connection timing; defaults suit people, tests shorten them. */
-  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number; tailMaxQueuedBytes?: number };
+  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number; tailMaxQueuedBytes?: number; tailMaxWriteBytes?: number };
   /** Asks where to save a file (the Electron shell's save dialog). Without it, exports are offered as downloads (browser mode). */
   readonly chooseSavePath?: (suggestedName: string) => Promise<string | null>;
   /** The cache worker (out/main/cache-worker.js beside the main bundle); without it cache jobs run on the main thread. */
@@ -72,7 +72,7 @@ export class Backend {
     const profiles = ProfileStore.open(options.userDataDir, log);
     const connection = new Connection({ events, resources: [orgsResource(events), fleetResource(events, log)], log, cacheWorker: options.cacheWorker, ...options.timing });
     this.#liveness = new LivenessWatcher(connection, events, log, options.timing?.livenessMs);
-    this.#tails = new LogTails(connection, events, log, { retryMinMs: options.timing?.tailRetryMinMs, retryMaxMs: options.timing?.tailRetryMaxMs, maxQueuedBytes: options.timing?.tailMaxQueuedBytes });
+    this.#tails = new LogTails(connection, events, log, { retryMinMs: options.timing?.tailRetryMinMs, retryMaxMs: options.timing?.tailRetryMaxMs, maxQueuedBytes: options.timing?.tailMaxQueuedBytes, maxWriteBytes: options.timing?.tailMaxWriteBytes });
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,
       execArgv: options.serviceExecArgv,
@@ -157,7 +157,7 @@ export class Backend {
   }
 
   /** What the log tails did so far (benchmarks): gap fills, entries fetched by them, entries the service dropped. */
-  get logStats(): { readonly fills: number; readonly filled: number; readonly dropped: number; readonly overflows: number } {
+  get logStats(): Readonly<LogTails['stats']> {
     return this.#tails.stats;
   }
 

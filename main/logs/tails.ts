@@ -48,6 +48,13 @@ const MAX_OUTAGES = 10;
  * fed back on itself: each fill re-fetched what was still queued and overflowed it again.)
  */
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes of queued lines one cache write takes at most (about 25,000 lines): however far behind the
+ * cache is, a write stays a fraction of a second, so views keep moving and the worker stays free for
+ * reads between writes. (Unbounded, a write after a burst of gap fills took seconds, the tails
+ * overflowed meanwhile, and their fills made the next write as large.)
+ */
+const MAX_WRITE_BYTES = 4 * 1024 * 1024;
 
 export interface LogTailsOptions {
   readonly retryMinMs?: number;
@@ -55,6 +62,8 @@ export interface LogTailsOptions {
   readonly flushMs?: number;
   /** MAX_QUEUED_BYTES, smaller in tests. */
   readonly maxQueuedBytes?: number;
+  /** MAX_WRITE_BYTES, smaller in tests. */
+  readonly maxWriteBytes?: number;
 }
 
 interface Tail {
@@ -82,6 +91,17 @@ interface Tail {
   fillAgain: { fromMs: number | null; generation: number } | null;
 }
 
+/** A part's lines waiting for the cache worker, still protobuf bytes (the worker decodes them). */
+interface QueuedPart {
+  /** Pages fetched by gap fills. */
+  readonly pages: Buffer[];
+  /** Tailed messages. */
+  readonly tailed: Buffer[];
+  bytes: number;
+  /** Fills waiting for their pages to be written: told how many lines were new. */
+  readonly waiters: ((added: number) => void)[];
+}
+
 interface ViewRecord {
   readonly partIds: readonly string[];
   filter: LogFilter;
@@ -95,17 +115,13 @@ export class LogTails {
   readonly #retryMaxMs: number;
   readonly #flushMs: number;
   readonly #maxQueuedBytes: number;
+  readonly #maxWriteBytes: number;
   readonly #views = new Map<string, ViewRecord>();
   readonly #tails = new Map<string, Tail>();
-  /** Pages fetched (gap fills) and not yet written, per part, in their protobuf bytes. */
-  #queued = new Map<string, Buffer[]>();
-  /** Tailed messages not yet written, per part, still in their protobuf bytes (the worker decodes them). */
-  #queuedTailed = new Map<string, Buffer[]>();
-  /** Bytes and entries waiting, for the bound. */
+  /** What waits to be written, per part, in the order parts first queued something. */
+  #queue = new Map<string, QueuedPart>();
+  /** Tailed bytes waiting, for the bound (fills are bounded by their own rule: one per part). */
   #queuedBytes = 0;
-  #queuedCount = 0;
-  /** The batch being gathered: resolves with what it added per part once written. */
-  #batch: { promise: Promise<Readonly<Record<string, number>>>; resolve: (added: Readonly<Record<string, number>>) => void } | null = null;
   #flushTimer: NodeJS.Timeout | null = null;
   #writing: Promise<void> | null = null;
   #profileId: string | null = null;
@@ -116,8 +132,12 @@ export class LogTails {
   /** Whether arriving messages are dropped because the queue is full. */
   #overflowing = false;
   retention: LogRetention = DEFAULT_RETENTION;
-  /** What the tails did so far (benchmarks and diagnostics): gap fills, entries they fetched, entries the service dropped, times main's queue overflowed (messages dropped, then filled). */
-  readonly stats = { fills: 0, filled: 0, dropped: 0, overflows: 0 };
+  /**
+   * What the tails did so far (benchmarks and diagnostics): gap fills, entries they fetched, entries
+   * the service dropped, times main's queue overflowed (messages dropped, then filled), cache writes
+   * and those that left part of the queue for the next (MAX_WRITE_BYTES).
+   */
+  readonly stats = { fills: 0, filled: 0, dropped: 0, overflows: 0, writes: 0, splitWrites: 0 };
 
   constructor(connection: Connection, events: EventBus, log: (message: string) => void, options: LogTailsOptions = {}) {
     this.#connection = connection;
@@ -127,6 +147,7 @@ export class LogTails {
     this.#retryMaxMs = options.retryMaxMs ?? 10_000;
     this.#flushMs = options.flushMs ?? FLUSH_MS;
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+    this.#maxWriteBytes = options.maxWriteBytes ?? MAX_WRITE_BYTES;
     events.subscribe((event, payload) => {
       if (event !== 'connection.changed') return;
       const state = payload as { profileId: string | null; status: string };
@@ -152,12 +173,9 @@ export class LogTails {
     for (const tail of this.#tails.values()) this.#stopTail(tail);
     this.#tails.clear();
     this.#views.clear();
-    this.#queued = new Map();
-    this.#queuedTailed = new Map();
+    for (const queued of this.#queue.values()) for (const waiter of queued.waiters) waiter(0);
+    this.#queue = new Map();
     this.#queuedBytes = 0;
-    this.#queuedCount = 0;
-    this.#batch?.resolve({});
-    this.#batch = null;
     this.#profileId = null;
     this.#run = null;
     this.#emitStatuses();
@@ -353,8 +371,7 @@ export class LogTails {
     this.stats.filled += count;
     if (tail.generation !== generation) return;
     // Through the same batches as the tail (a view hears of it in its next update, not in one of its own).
-    const added = await this.#enqueue(tail.partId, pages);
-    tail.filled += added[tail.partId] ?? 0;
+    tail.filled += await this.#enqueue(tail.partId, pages);
   }
 
   /**
@@ -496,17 +513,27 @@ export class LogTails {
 
   // --- the write queue ---
 
-  /** Queue fetched pages (a gap fill) for the next batch; resolves with what that batch added per part. */
-  #enqueue(partId: string, pages: readonly Buffer[]): Promise<Readonly<Record<string, number>>> {
-    if (pages.length === 0) return Promise.resolve({});
-    const list = this.#queued.get(partId);
-    if (list) list.push(...pages);
-    else this.#queued.set(partId, [...pages]);
-    this.#queuedCount += pages.length;
-    return this.#scheduleBatch();
+  #queued(partId: string): QueuedPart {
+    let queued = this.#queue.get(partId);
+    if (!queued) {
+      queued = { pages: [], tailed: [], bytes: 0, waiters: [] };
+      this.#queue.set(partId, queued);
+    }
+    return queued;
   }
 
-  /** Queue a tailed message for the next batch; beyond the bound, drop it and note the part (see MAX_QUEUED_BYTES). */
+  /** Queue fetched pages (a gap fill) for a coming write; resolves with how many of their lines were new, once written. */
+  #enqueue(partId: string, pages: readonly Buffer[]): Promise<number> {
+    if (pages.length === 0) return Promise.resolve(0);
+    const queued = this.#queued(partId);
+    queued.pages.push(...pages);
+    for (const page of pages) queued.bytes += page.length;
+    const written = new Promise<number>((resolve) => queued.waiters.push(resolve));
+    this.#scheduleFlush();
+    return written;
+  }
+
+  /** Queue a tailed message for the next write; beyond the bound, drop it and note the part (see MAX_QUEUED_BYTES). */
   #enqueueTailed(partId: string, message: Buffer): void {
     if (!this.#overflowing && this.#queuedBytes > this.#maxQueuedBytes) {
       this.#overflowing = true;
@@ -517,12 +544,11 @@ export class LogTails {
       if (tail) tail.overflowed = true;
       return;
     }
-    const list = this.#queuedTailed.get(partId);
-    if (list) list.push(message);
-    else this.#queuedTailed.set(partId, [message]);
+    const queued = this.#queued(partId);
+    queued.tailed.push(message);
+    queued.bytes += message.length;
     this.#queuedBytes += message.length;
-    this.#queuedCount += 1;
-    void this.#scheduleBatch();
+    this.#scheduleFlush();
   }
 
   /** The queue is down to half: take messages again, and fill what each part lost, from its newest written line. */
@@ -538,37 +564,40 @@ export class LogTails {
     }
   }
 
-  #scheduleBatch(): Promise<Readonly<Record<string, number>>> {
-    if (!this.#batch) {
-      let resolve: (added: Readonly<Record<string, number>>) => void = () => undefined;
-      const promise = new Promise<Readonly<Record<string, number>>>((r) => (resolve = r));
-      this.#batch = { promise, resolve };
-    }
+  #scheduleFlush(delayMs = this.#flushMs): void {
     this.#flushTimer ??= setTimeout(() => {
       this.#flushTimer = null;
       void this.#flush();
-    }, this.#flushMs);
-    return this.#batch.promise;
+    }, delayMs);
   }
 
+  /**
+   * Write what is queued, at most MAX_WRITE_BYTES of it (whole parts, oldest queued first), in one
+   * cache-worker job; one write at a time, the rest in the next at once.
+   */
   async #flush(): Promise<void> {
-    if (this.#writing) {
-      // One write at a time: lines arriving meanwhile go in the next one.
-      await this.#writing;
-      if (this.#queuedCount > 0 && !this.#flushTimer) void this.#flush();
-      return;
-    }
+    if (this.#writing) return; // the write under way schedules the next when it ends
     const run = this.#run;
-    const batch = this.#batch;
-    if (!run || this.#queuedCount === 0) return;
-    const fetched = [...this.#queued].map(([partId, pages]) => ({ partId, kind: 'page' as const, packed: packMessages(pages) }));
-    const tailed = [...this.#queuedTailed].map(([partId, messages]) => ({ partId, kind: 'tail' as const, packed: packMessages(messages) }));
-    this.#queued = new Map();
-    this.#queuedTailed = new Map();
-    this.#queuedBytes = 0;
-    this.#queuedCount = 0;
-    this.#batch = null;
-    this.#writing = run('logsAppend', [], [...fetched, ...tailed], Date.now(), this.retention)
+    if (!run || this.#queue.size === 0) return;
+    const batches: { partId: string; kind: 'page' | 'tail'; packed: Uint8Array }[] = [];
+    const waiters = new Map<string, ((added: number) => void)[]>();
+    let bytes = 0;
+    for (const [partId, queued] of this.#queue) {
+      if (bytes > 0 && bytes + queued.bytes > this.#maxWriteBytes) break;
+      bytes += queued.bytes;
+      this.#queue.delete(partId);
+      // Pages before tailed messages: a fill's lines are older than the part's tailed ones.
+      if (queued.pages.length > 0) batches.push({ partId, kind: 'page', packed: packMessages(queued.pages) });
+      if (queued.tailed.length > 0) {
+        batches.push({ partId, kind: 'tail', packed: packMessages(queued.tailed) });
+        for (const message of queued.tailed) this.#queuedBytes -= message.length;
+      }
+      if (queued.waiters.length > 0) waiters.set(partId, queued.waiters);
+    }
+    this.stats.writes += 1;
+    if (this.#queue.size > 0) this.stats.splitWrites += 1;
+    const startedMs = Date.now();
+    this.#writing = run('logsAppend', [], batches, startedMs, this.retention)
       .then(({ updates, added, newestMs, dropped }) => {
         if (this.#run !== run) return;
         this.#emit(updates);
@@ -584,20 +613,23 @@ export class LogTails {
             if (client) this.#backgroundFill(tail, run, client, before);
           }
         }
-        batch?.resolve(added);
+        for (const [partId, resolves] of waiters) for (const resolve of resolves) resolve(added[partId] ?? 0);
       })
       .catch((e: unknown) => {
         this.#log(`logs: caching tailed lines failed: ${e instanceof Error ? e.message : String(e)}`);
         // Let each tail's next fill fetch them again.
-        for (const { partId } of [...fetched, ...tailed]) {
+        for (const { partId } of batches) {
           const tail = this.#tails.get(partId);
           if (tail) tail.refillFromMs ??= tail.newestMs;
         }
-        batch?.resolve({});
+        for (const resolves of waiters.values()) for (const resolve of resolves) resolve(0);
       })
       .finally(() => {
         this.#writing = null;
-        if (this.#overflowing && this.#queuedBytes <= this.#maxQueuedBytes / 2 && this.#run === run) this.#drained(run);
+        if (this.#run !== run) return;
+        if (this.#overflowing && this.#queuedBytes <= this.#maxQueuedBytes / 2) this.#drained(run);
+        // What did not fit goes now; what arrived meanwhile has waited the write's time of its interval.
+        if (this.#queue.size > 0) this.#scheduleFlush(bytes >= this.#maxWriteBytes / 2 ? 0 : Math.max(0, this.#flushMs - (Date.now() - startedMs)));
       });
     await this.#writing;
   }

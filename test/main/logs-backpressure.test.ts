@@ -2,7 +2,8 @@
  * Backpressure of the log tails, through the real backend, service (forked, 2,000 lines a second)
  * and cache worker: with main's queue bound set to a single byte, the queue overflows all the time —
  * messages arriving while it is full are dropped, and each part fills what it lost once the worker
- * has written the queue — and the cache still ends with every line the service logged, once each.
+ * has written the queue — and with a one-byte write bound, each write takes one part, the rest waits;
+ * the cache still ends with every line the service logged, once each.
  */
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   dir = tempDir('fleet-desk-logs-pressure-');
   app = await openTestBackend(dir.path, {
     spawnService: (entry, args, options) => forkService(entry, [...args, '--log-rate', '2000'], options),
-    timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 5_000, tailRetryMinMs: 100, tailRetryMaxMs: 400, tailMaxQueuedBytes: 1 },
+    timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 5_000, tailRetryMinMs: 100, tailRetryMaxMs: 400, tailMaxQueuedBytes: 1, tailMaxWriteBytes: 1 },
   });
   await app.backend.start();
 }, 60_000);
@@ -59,6 +60,7 @@ describe('log tails under backpressure', () => {
     await new Promise((r) => setTimeout(r, 6_000));
     expect(app.backend.logStats.overflows).toBeGreaterThan(5);
     expect(app.backend.logStats.fills).toBeGreaterThan(5);
+    expect(app.backend.logStats.splitWrites).toBeGreaterThan(5);
     const db = new Database(join(dir.path, 'profiles', 'local', 'cache.sqlite'), { readonly: true });
     try {
       const cachedOf = db.prepare('SELECT entry_id FROM logs WHERE part_id = ?').pluck();
