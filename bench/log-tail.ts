@@ -31,6 +31,7 @@ import Database from 'better-sqlite3';
 import { isLive } from '../common/machines';
 import { WS_PATH } from '../common/bridge';
 import { Backend } from '../main/backend/backend';
+import { timeOfKey } from '../main/logs/cache';
 import { createRouter } from '../main/backend/router';
 import { MemoryKeychain } from '../main/keychain/keychain';
 import { startWebServer } from '../main/web/server';
@@ -44,6 +45,8 @@ const RATE = 20_000;
 const WARMUP_S = Number(process.env.LOG_TAIL_WARMUP_SECONDS ?? 15);
 const WINDOW_S = Number(process.env.LOG_TAIL_SECONDS ?? 30);
 const VIEWS = 1;
+/** The raw stream's window: its rate and latency are steady within seconds, so a long run does not repeat it for 10 minutes. */
+const RAW_S = Math.min(WINDOW_S, 60);
 
 async function token(address: string, keyId: string, key: string): Promise<Metadata> {
   const auth = new AuthServiceClient(address, credentials.createInsecure());
@@ -87,12 +90,35 @@ async function rawTail(address: string, md: Metadata, partIds: readonly string[]
   await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
   counting = true;
   const started = performance.now();
-  await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
+  await new Promise((r) => setTimeout(r, RAW_S * 1000));
   counting = false;
   const seconds = (performance.now() - started) / 1000;
   for (const call of calls) call.cancel();
   app.close();
   return { perSecond: lines / seconds, latencies };
+}
+
+/**
+ * A bare stream of a few parts while the app tails: how late the service itself delivers lines
+ * during the window (the baseline ran before the service's retention started deleting).
+ */
+function probe(address: string, md: Metadata, partIds: readonly string[]): () => number[] {
+  const app = new AppServiceClient(address, credentials.createInsecure());
+  const latencies: number[] = [];
+  const calls = partIds.map((robotPartId) => {
+    const call = app.tailRobotPartLogs({ robotPartId, errorsOnly: false, filter: '' }, md);
+    call.on('data', (m: TailRobotPartLogsResponse) => {
+      const now = Date.now();
+      for (const l of m.logs) latencies.push(now - (l.time?.getTime() ?? now));
+    });
+    call.on('error', () => undefined);
+    return call;
+  });
+  return () => {
+    for (const call of calls) call.cancel();
+    app.close();
+    return latencies;
+  };
 }
 
 /** Every entry the service holds of `partId` created in [fromMs, toMs]. */
@@ -137,6 +163,8 @@ async function main(): Promise<boolean> {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs });
   try {
     await call('profiles.add', { name: 'Bench', address: service.address, tls: false, apiKeyId: service.apiKeyId, apiKey: service.apiKey });
+    // LOG_TAIL_RETENTION_LINES: a smaller cache, so that a short run reaches the retention bound and evicts as a long one does.
+    if (process.env.LOG_TAIL_RETENTION_LINES) await call('logs.setRetention', { maxLines: Number(process.env.LOG_TAIL_RETENTION_LINES), maxBytes: 1024 ** 3 });
     const orgs = (await call<{ orgs: { id: string }[] }>('orgs.list', {})).orgs;
     const now = Date.now();
     const liveParts: string[] = [];
@@ -172,12 +200,13 @@ async function main(): Promise<boolean> {
         let next = 1;
         const answers = new Map<number, (v: unknown) => void>();
         ws.addEventListener('message', (event) => {
-          const frame = JSON.parse(String(event.data)) as { type: string; id?: number; result?: unknown; event?: string; payload?: { total: number; appended: number; appendedFromMs: number | null; linesFrom: number; lines: { timeMs: number }[]; reset: boolean } };
+          const frame = JSON.parse(String(event.data)) as { type: string; id?: number; result?: unknown; event?: string; payload?: { total: number; appended: number; appendedFromMs: number | null; linesFrom: number; lines: { timeMs: number }[]; reset: boolean; evicted: number } };
           if (frame.type === 'result') answers.get(frame.id ?? 0)?.(frame.result);
           if (frame.type !== 'event' || frame.event !== 'logs.view' || !frame.payload) return;
           const u = frame.payload;
-          // Every line the view gained: in a merged view most land among other parts' lines, not after them.
-          if (w.__tail.counting) w.__tail.lines += u.total - w.__tail.total;
+          // Every line the view gained: in a merged view most land among other parts' lines, not
+          // after them; once the cache is full, as many old lines leave the view (evicted) as arrive.
+          if (w.__tail.counting) w.__tail.lines += u.total - w.__tail.total + u.evicted;
           w.__tail.total = u.total;
           if (!w.__tail.counting) return;
           const now = Date.now();
@@ -214,13 +243,21 @@ async function main(): Promise<boolean> {
       t.startedMs = performance.now();
     });
     sampler.enable();
+    const stopProbe = probe(service.address, md, liveParts.slice(0, 4));
     const started = performance.now();
     let rssPeak = rssBefore;
-    const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 1000);
+    // RSS once a minute, to tell growth that levels off (heaps and SQLite's page cache warming up) from a leak.
+    const rssByMinute: number[] = [];
+    const rssTimer = setInterval(() => {
+      const rss = process.memoryUsage().rss;
+      rssPeak = Math.max(rssPeak, rss);
+      if (Math.floor((performance.now() - started) / 60_000) >= rssByMinute.length) rssByMinute.push(rss);
+    }, 1000);
     await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
     // The window ends here: what follows (the page's figures, the gap check) is the bench's work.
     const seconds = (performance.now() - started) / 1000;
     sampler.disable();
+    const probed = stopProbe();
     clearInterval(rssTimer);
     const cpuAfter = cpuSeconds(cpuRoots);
     const cpuShare = cpuAfter.map((c, i) => (c - (cpuBefore[i] ?? 0)) / seconds);
@@ -239,13 +276,26 @@ async function main(): Promise<boolean> {
     let expected = 0;
     let missing = 0;
     let duplicates = 0;
+    // One snapshot of the cache (the app goes on tailing and evicting meanwhile). It keeps the newest
+    // lines within its retention: lines older than its oldest were evicted, not lost.
+    const snapshot = cache.transaction(() => ({
+      oldestKey: cache.prepare('SELECT min(key) FROM logs').pluck().get() as number | null,
+      rows: cache.prepare('SELECT part_id, entry_id FROM logs').raw().all() as [string, string][],
+    }))();
+    const keptFromMs = Math.max(fromMs, snapshot.oldestKey === null ? 0 : timeOfKey(snapshot.oldestKey) + 1);
+    const checkedSeconds = (toMs - 3000 - keptFromMs) / 1000;
+    const cachedByPart = new Map<string, string[]>();
+    for (const [partId, entryId] of snapshot.rows) {
+      const ids = cachedByPart.get(partId);
+      if (ids) ids.push(entryId);
+      else cachedByPart.set(partId, [entryId]);
+    }
     try {
-      const cachedOf = cache.prepare('SELECT entry_id FROM logs WHERE part_id = ?').pluck();
       for (const partId of liveParts) {
-        const cached = cachedOf.all(partId) as string[];
+        const cached = cachedByPart.get(partId) ?? [];
         const have = new Set(cached);
         duplicates += cached.length - have.size;
-        const ids = await serviceEntries(service.address, md, partId, fromMs, toMs - 3000);
+        const ids = await serviceEntries(service.address, md, partId, keptFromMs, toMs - 3000);
         expected += ids.length;
         missing += ids.filter((id) => !have.has(id)).length;
       }
@@ -260,17 +310,20 @@ async function main(): Promise<boolean> {
     const growth = (rssAfter - rssBefore) / 1024 / 1024;
     console.log(`log-tail on ${machine()}`);
     console.log(`  service: --log-rate ${RATE} across ${liveParts.length} live parts; window ${WINDOW_S} s after ${WARMUP_S} s warm-up`);
-    console.log(`  raw grpc-js streams: ${Math.round(raw.perSecond).toLocaleString()} lines/s, latency p50 ${ms(percentile(raw.latencies, 50))}, p99 ${ms(rawP99)}`);
+    console.log(`  raw grpc-js streams (${RAW_S} s): ${Math.round(raw.perSecond).toLocaleString()} lines/s, latency p50 ${ms(percentile(raw.latencies, 50))}, p99 ${ms(rawP99)}`);
     console.log(`  the app (service → main → cache worker → WebSocket → Chromium, ${VIEWS} merged view): ${Math.round(perSecond).toLocaleString()} lines/s, latency p50 ${ms(histogramPercentile(seen.hist, seen.measured, 50))}, p99 ${ms(p99)} (${seen.measured.toLocaleString()} lines, ${seen.unmeasured.toLocaleString()} of them at their batch's oldest line's latency)`);
-    console.log(`  cache vs the service's log of the window: ${expected.toLocaleString()} lines (the service logged ${Math.round(expected / ((toMs - 3000 - fromMs) / 1000)).toLocaleString()} a second), ${missing} missing, ${duplicates} duplicated`);
-    console.log(`  tails: ${backend.logStats.writes} cache writes (${backend.logStats.splitWrites} of them left part of the queue for the next); ${backend.logStats.fills} gap fills fetched ${backend.logStats.filled.toLocaleString()} entries; the service dropped ${backend.logStats.dropped.toLocaleString()}; main's queue overflowed ${backend.logStats.overflows} times (dropped, then filled)`);
+    console.log(`  the service meanwhile (a bare stream of 4 of the parts during the window): latency p50 ${ms(percentile(probed, 50))}, p99 ${ms(percentile(probed, 99))}`);
+    console.log(`  cache vs the service's log of the window's last ${Math.round(checkedSeconds)} s (older lines are past the cache's retention or the service's): ${expected.toLocaleString()} lines (the service logged ${Math.round(expected / checkedSeconds).toLocaleString()} a second), ${missing} missing, ${duplicates} duplicated`);
+    console.log(`  tails: ${backend.logStats.writes} cache writes of ${ms(backend.logStats.writeMs / Math.max(1, backend.logStats.writes))} on average (${backend.logStats.splitWrites} of them left part of the queue for the next); ${backend.logStats.fills} gap fills fetched ${backend.logStats.filled.toLocaleString()} entries; the service dropped ${backend.logStats.dropped.toLocaleString()}; main's queue overflowed ${backend.logStats.overflows} times (dropped, then filled)`);
     // What the app logged (a failing batch, a broken stream): the first of each kind.
-    const kinds = [...new Set(log.filter((m) => /fail|broke|error/i.test(m)).map((m) => m.slice(0, 200)))];
+    const kinds = [...new Set(log.filter((m) => /fail|broke|error/i.test(m)).map((m) => m.replace(/part [0-9a-f-]{36}/, 'part …').slice(0, 200)))];
+    if (kinds.length > 0) console.log(`  app log: ${log.filter((m) => /broke/.test(m)).length} tail breaks`);
     for (const m of kinds.slice(0, 8)) console.log(`  app log: ${m}`);
     const core = (share: number) => `${Math.round(share * 100)} %`;
     const browserShare = cpuShare.slice(2).reduce((a, b) => a + b, 0);
     console.log(`  CPU (share of one core over the window): main + cache worker ${core(cpuShare[0] ?? 0)}, service ${core(cpuShare[1] ?? 0)}, Chromium ${core(browserShare)}; ${core(cpuShare.reduce((a, b) => a + b, 0) / cpus().length)} of the ${cpus().length} cores`);
     console.log(`  main event-loop lag: p50 ${ms(sampler.percentile(50) / 1e6)}, p99 ${ms(lagP99)}, max ${ms(sampler.max / 1e6)}; RSS ${Math.round(rssBefore / 1048576)} → ${Math.round(rssAfter / 1048576)} MB (peak ${Math.round(rssPeak / 1048576)})`);
+    if (rssByMinute.length > 1) console.log(`  RSS at each minute (MB): ${rssByMinute.map((b) => Math.round(b / 1048576)).join(', ')}`);
     const results = [
       report({ name: `tail throughput (vs ${RATE.toLocaleString()} lines/s)`, ratio: RATE / perSecond, limit: 1.02, detail: `${Math.round(perSecond).toLocaleString()} lines/s; raw stream ${Math.round(raw.perSecond).toLocaleString()} (${(raw.perSecond / perSecond).toFixed(2)}× ours)` }),
       report({ name: 'line latency p99 (vs the 250 ms budget)', ratio: p99 / 250, limit: 1, detail: `${ms(p99)}; raw stream ${ms(rawP99)} (${(p99 / rawP99).toFixed(2)}× raw)` }),

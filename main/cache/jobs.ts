@@ -35,7 +35,7 @@ import {
 } from './fleet';
 import { replaceOrgs, upsertOrg } from '../orgs/cache';
 import type { LogFilter, LogRetention, LogViewUpdate } from '../../common/logs';
-import { evictLogs, historyMark, insertLogBatches, logTotals, partSpan, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
+import { EVICT_STEP, evictLogs, historyMark, insertLogBatches, logTotals, partSpan, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
 import { LogViews } from '../logs/views';
 import { unpackMessages } from '../logs/convert';
 
@@ -172,7 +172,7 @@ export const cacheJobs = {
     const lines = insertLogBatches(db, all, cachedAtMs);
     for (const line of lines) added[line.partId] = (added[line.partId] ?? 0) + 1;
     views.add(lines);
-    const cutoff = evictLogs(db, retention);
+    const cutoff = evictLogs(db, retention, EVICT_STEP);
     if (cutoff !== null) views.evict(cutoff);
     return { updates: views.takeUpdates(), added, newestMs, oldestMs, dropped };
   },

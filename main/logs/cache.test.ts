@@ -45,7 +45,8 @@ describe('log cache', () => {
   ])('finds substrings (3 characters and more through the trigram index, shorter ones by scan), any case, newest first, with levels, sources and time range — lines %s', (_, indexed) => {
     const db = openCache(':memory:');
     insertLogs(db, 'p1', Array.from({ length: 100 }, (_, i) => entry(i)), 1);
-    expect(indexPending(db, indexed)).toBe(100 - indexed);
+    expect(indexPending(db, indexed)).toBe(indexed);
+    expect(db.prepare('SELECT count(*) FROM log_fts_pending').pluck().get()).toBe(100 - indexed);
     putLogParts(db, [{ partId: 'p1', orgId: 'o1', machineId: 'm1', machineName: 'rover', partName: 'main' }]);
     const search = (f: object, limit = 50, before: number | null = null) => searchLogs(db, logFilter.parse(f), limit, before);
     const motor = search({ text: 'motor STALLED' });
@@ -64,19 +65,23 @@ describe('log cache', () => {
     expect(search({ text: '100%_"x' }).hits).toEqual([]);
   });
 
-  it('evicts the oldest lines beyond the count or byte bound, down to 95 %, keeping the totals and the index right', () => {
+  it('evicts the oldest lines beyond the count or byte bound, down to 99 %, at most a step at a time, keeping the totals and the index right', () => {
     const db = openCache(':memory:');
     insertLogs(db, 'p1', Array.from({ length: 1000 }, (_, i) => entry(i)), 1);
     expect(evictLogs(db, { maxLines: 2000, maxBytes: 10_000_000 })).toBeNull();
-    const cutoff = evictLogs(db, { maxLines: 500, maxBytes: 10_000_000 });
+    // A step of 300: the cache stays over its bound until the next call.
+    expect(evictLogs(db, { maxLines: 500, maxBytes: 10_000_000 }, 300)).toBe(keyOfTime(T0 + 299 * 10) + 1);
+    expect(logTotals(db).lines).toBe(700);
+    const cutoff = evictLogs(db, { maxLines: 500, maxBytes: 10_000_000 }, 300);
     expect(cutoff).not.toBeNull();
-    expect(logTotals(db).lines).toBe(475);
-    expect(db.prepare('SELECT count(*) FROM logs').pluck().get()).toBe(475);
-    expect(viewKeys(db, ['p1'], all).keys[0]).toBe(keyOfTime(T0 + 525 * 10));
+    expect(logTotals(db).lines).toBe(495);
+    expect(evictLogs(db, { maxLines: 500, maxBytes: 10_000_000 }, 300)).toBeNull();
+    expect(db.prepare('SELECT count(*) FROM logs').pluck().get()).toBe(495);
+    expect(viewKeys(db, ['p1'], all).keys[0]).toBe(keyOfTime(T0 + 505 * 10));
     expect(searchLogs(db, logFilter.parse({ text: 'line 5 ' }), 10, null).hits).toEqual([]);
     indexPending(db, 300);
     expect(searchLogs(db, logFilter.parse({ text: 'line 999' }), 10, null).hits.map((h) => h.message)).toEqual(['line 999']);
-    expect(viewKeys(db, ['p1'], logFilter.parse({ text: 'Motor' })).keys).toHaveLength(47);
+    expect(viewKeys(db, ['p1'], logFilter.parse({ text: 'Motor' })).keys).toHaveLength(49);
     // Evicting indexed and pending lines alike leaves the index whole.
     indexPending(db, 100);
     evictLogs(db, { maxLines: 200, maxBytes: 10_000_000 });

@@ -161,17 +161,18 @@ export function insertLogs(db: CacheDb, partId: string, entries: readonly Incomi
 
 /**
  * Index up to `limit` pending lines for full-text search (migration 0007): the cache worker calls
- * this in slices while it is idle. Answers how many lines are still pending.
+ * this in slices while it is idle. Answers how many it indexed (0: none are pending) — not how many
+ * are left: counting a queue of a million keys after every slice cost as much as the slice.
  */
 export function indexPending(db: CacheDb, limit: number): number {
-  db.transaction(() => {
+  return db.transaction(() => {
     const keys = db.prepare('SELECT key FROM log_fts_pending ORDER BY key LIMIT ?').pluck().all(limit) as number[];
-    if (keys.length === 0) return;
+    if (keys.length === 0) return 0;
     const list = JSON.stringify(keys);
     db.prepare('INSERT INTO logs_fts (rowid, message) SELECT key, message FROM logs WHERE key IN (SELECT value FROM json_each(?))').run(list);
     db.prepare('DELETE FROM log_fts_pending WHERE key IN (SELECT value FROM json_each(?))').run(list);
+    return keys.length;
   })();
-  return db.prepare('SELECT count(*) FROM log_fts_pending').pluck().get() as number;
 }
 
 export function logTotals(db: CacheDb): { lines: number; bytes: number } {
@@ -179,26 +180,37 @@ export function logTotals(db: CacheDb): { lines: number; bytes: number } {
 }
 
 /**
- * Evict the oldest lines while either bound is exceeded, down to 95 % of it (so eviction runs now
- * and then, not on every batch). Answers the first key kept (lines below it are gone), or null when
+ * Lines one tail write evicts at most. Evicting costs about as much per line as caching (indexes,
+ * the full-text index for indexed lines); in one go, 5 % of a full 2,000,000-line cache stalled the
+ * worker for a second every few seconds at 20,000 lines/s. A tail write caches ~1,000 lines, so
+ * this keeps up with a flood while no write waits long on it.
+ */
+export const EVICT_STEP = 2_500;
+
+/**
+ * Evict the oldest lines while either bound is exceeded, down to 99 % of it (so eviction runs now
+ * and then, not on every batch), at most `limit` lines in this call (the cache may stay over its
+ * bound for a few writes). Answers the first key kept (lines below it are gone), or null when
  * nothing was evicted.
  */
-export function evictLogs(db: CacheDb, retention: LogRetention): number | null {
+export function evictLogs(db: CacheDb, retention: LogRetention, limit = Infinity): number | null {
   const totals = logTotals(db);
   if (totals.lines <= retention.maxLines && totals.bytes <= retention.maxBytes) return null;
-  const keepLines = Math.floor(retention.maxLines * 0.95);
-  const keepBytes = Math.floor(retention.maxBytes * 0.95);
+  const keepLines = Math.floor(retention.maxLines * 0.99);
+  const keepBytes = Math.floor(retention.maxBytes * 0.99);
   let lines = totals.lines;
   let bytes = totals.bytes;
   let cutoff: number | null = null;
+  let evicted = 0;
   // Walk the oldest lines in blocks until what is left fits.
   const block = db.prepare('SELECT key, bytes FROM logs WHERE key > ? ORDER BY key LIMIT 5000');
   let after = -1;
-  while (lines > keepLines || bytes > keepBytes) {
+  while ((lines > keepLines || bytes > keepBytes) && evicted < limit) {
     const rows = block.all(after) as { key: number; bytes: number }[];
     if (rows.length === 0) break;
     for (const r of rows) {
-      if (lines <= keepLines && bytes <= keepBytes) break;
+      if ((lines <= keepLines && bytes <= keepBytes) || evicted >= limit) break;
+      evicted += 1;
       lines -= 1;
       bytes -= r.bytes;
       cutoff = r.key + 1;

@@ -135,9 +135,10 @@ export class LogTails {
   /**
    * What the tails did so far (benchmarks and diagnostics): gap fills, entries they fetched, entries
    * the service dropped, times main's queue overflowed (messages dropped, then filled), cache writes
-   * and those that left part of the queue for the next (MAX_WRITE_BYTES).
+   * and those that left part of the queue for the next (MAX_WRITE_BYTES), and the time writes took
+   * from main's side (the worker's queue included).
    */
-  readonly stats = { fills: 0, filled: 0, dropped: 0, overflows: 0, writes: 0, splitWrites: 0 };
+  readonly stats = { fills: 0, filled: 0, dropped: 0, overflows: 0, writes: 0, splitWrites: 0, writeMs: 0 };
 
   constructor(connection: Connection, events: EventBus, log: (message: string) => void, options: LogTailsOptions = {}) {
     this.#connection = connection;
@@ -409,6 +410,7 @@ export class LogTails {
     const lasting = error.kind === 'not-found' || error.kind === 'permission-denied';
     const wait = lasting ? this.#retryMaxMs : Math.min(this.#retryMaxMs, this.#retryMinMs * 2 ** tail.attempt);
     tail.attempt += 1;
+    this.#log(`logs: the tail of part ${tail.partId} broke (${error.kind}: ${error.message}); reconnecting in ${wait} ms`);
     this.#setStatus(tail, { state: 'disconnected', retryAt: Date.now() + wait, error: error.message });
     if (tail.timer) clearTimeout(tail.timer);
     tail.timer = setTimeout(() => {
@@ -599,6 +601,7 @@ export class LogTails {
     const startedMs = Date.now();
     this.#writing = run('logsAppend', [], batches, startedMs, this.retention)
       .then(({ updates, added, newestMs, dropped }) => {
+        this.stats.writeMs += Date.now() - startedMs;
         if (this.#run !== run) return;
         this.#emit(updates);
         for (const [partId, ms] of Object.entries(newestMs)) {

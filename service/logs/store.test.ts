@@ -56,6 +56,31 @@ describe('LogStore.prune', () => {
     expect(new LogStore(db).sweep(NOW_US)).toBe(1);
     expect(count(P2)).toBe(3);
   });
+
+  it('prunes after each append exactly what the append pushed past the bound, whatever was deleted elsewhere', () => {
+    const db = withParts();
+    const logs = new LogStore(db);
+    const count = (part: string) => db.prepare('SELECT count(*) FROM part_logs WHERE part_id = ?').pluck().get(part);
+    logs.append(lines(P1, RETAIN_PER_PART - 10, NOW_US - 10_000_000));
+    expect(logs.prune(NOW_US)).toBe(0);
+    for (let i = 0; i < 5; i++) {
+      logs.append(lines(P1, 7, NOW_US - 1_000_000 + i * 10));
+      logs.prune(NOW_US);
+    }
+    expect(count(P1)).toBe(RETAIN_PER_PART);
+    logs.append(lines(P1, 1, NOW_US + 1000));
+    expect(logs.prune(NOW_US)).toBe(1);
+    expect(count(P1)).toBe(RETAIN_PER_PART);
+    // Entries deleted behind the store's back (here all of them) are counted out too.
+    db.prepare('DELETE FROM part_logs WHERE part_id = ?').run(P1);
+    logs.append(lines(P1, 150, NOW_US));
+    expect(logs.prune(NOW_US)).toBe(0);
+    logs.append(lines(P1, RETAIN_PER_PART - 150, NOW_US + 200));
+    expect(logs.prune(NOW_US)).toBe(0);
+    logs.append(lines(P1, 3, NOW_US + 100_000));
+    expect(logs.prune(NOW_US)).toBe(3);
+    expect(count(P1)).toBe(RETAIN_PER_PART);
+  });
 });
 
 describe('LogFeed', () => {

@@ -20,8 +20,6 @@ import { LogStore } from '../logs/store';
 export const TICK_MS = 1_000;
 /** A part is live this long after it checked in (PROTOCOL.md section 6). */
 const LIVE_MS = 10_000;
-/** The log's retention bound is applied once a minute. */
-const PRUNE_EVERY_TICKS = 60;
 
 export interface Simulator {
   /** Run one tick for the instant `now` (tests drive it directly). Returns the parts that checked in. */
@@ -60,7 +58,6 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
   let next = 0;
   let owed = 0;
   let lastStep: number | null = null;
-  let ticks = 0;
   const tick = (now = new Date()) => {
     const checkedIn = checkIn.run({ now: now.toISOString(), t: Math.floor(now.getTime() / 1000) }).changes;
     const since = new Date(now.getTime() - LIVE_MS).toISOString();
@@ -68,7 +65,8 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
       const lines = (logging.all({ since }) as LoggingPart[]).flatMap((part) => simulatedLines(part, now));
       if (lines.length > 0) logs.append(lines);
     } else live = allLive.all({ since }) as LoggingPart[];
-    if (++ticks % PRUNE_EVERY_TICKS === 0) logs.prune(now.getTime() * 1000);
+    // Retention after each append, so each prune deletes only what the append pushed out.
+    if (rate === undefined) logs.prune(now.getTime() * 1000);
     return checkedIn;
   };
   const logStep = (now = new Date()) => {
@@ -87,6 +85,7 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
       lines.push(simulatedLine(part, simulatedLevel(), endUs - Math.floor(((count - i) * elapsed * 1000) / count)));
     }
     logs.append(lines);
+    logs.prune(endUs);
     return count;
   };
   let failing = false;

@@ -6,6 +6,7 @@ import { apiKeyHashSecret } from './0004_api_key_hash_secret';
 import { locations } from './0005_locations';
 import { machines } from './0006_machines';
 import { logs } from './0007_logs';
+import { logCounts } from './0008_log_counts';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts];

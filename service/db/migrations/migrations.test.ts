@@ -338,3 +338,28 @@ describe('0007 logs', () => {
   });
 });
 
+
+describe('0008 log_counts', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '44444444-4444-4444-8444-444444444444';
+  const PART = '55555555-5555-4555-8555-555555555555';
+  it("counts each part's entries from what it held before, through inserts, deletes and the part's deletion", () => {
+    const db = migratedTo(7);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-main', 1, 'x', ?, ?)").run(PART, ROBOT, LOC, NOW, NOW);
+    const entry = db.prepare("INSERT INTO part_logs (part_id, time_us, level, message) VALUES (?, 1, 'INFO', 'm')");
+    entry.run(PART);
+    entry.run(PART);
+    migrate(db, serviceMigrations.slice(0, 8));
+    expect(isStrict(db, 'part_log_counts')).toBe(true);
+    const n = () => db.prepare('SELECT n FROM part_log_counts WHERE part_id = ?').pluck().get(PART);
+    expect(n()).toBe(2);
+    entry.run(PART);
+    db.prepare('DELETE FROM part_logs WHERE id = (SELECT min(id) FROM part_logs)').run();
+    expect(n()).toBe(2);
+    db.prepare('DELETE FROM robot_parts WHERE id = ?').run(PART);
+    expect(db.prepare('SELECT count(*) FROM part_log_counts').pluck().get()).toBe(0);
+  });
+});
