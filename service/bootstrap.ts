@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ApiKeyStore } from './auth/keys';
 import { seedDemoFleet } from './demo';
+import { seedDemoRegistry } from './registry/demo';
+import { RegistryFiles } from './registry/files';
 import type { ErrorLog } from './errors';
 import { OrgStore } from './orgs/store';
 
@@ -49,7 +51,9 @@ export async function ensureBootstrap(
         if (keys.count() > 0) return undefined;
         keys.insert(key);
         const owner = { type: '', id: key.id } as const;
-        const [first] = options.demo ? seedDemoFleet(db, orgs, owner, { machines: options.demoMachines }) : [orgs.create(DEFAULT_ORG_NAME, owner)];
+        const made = options.demo ? seedDemoFleet(db, orgs, owner, { machines: options.demoMachines }) : [orgs.create(DEFAULT_ORG_NAME, owner)];
+        if (options.demo) seedDemoRegistry(db, new RegistryFiles(dataDir), made, new Date());
+        const [first] = made;
         if (first === undefined) throw new Error('the demo fleet has no organization');
         const credentials = { orgId: first.id, apiKeyId: key.id, apiKey: key.secret };
         writePrivateFile(file, `${JSON.stringify(credentialsJson(credentials), null, 2)}\n`);

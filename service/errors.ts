@@ -76,6 +76,44 @@ export const Reason = {
   PRIMARY_ORGANIZATION: 'PRIMARY_ORGANIZATION',
   /** FAILED_PRECONDITION: DeleteRobotPart of the machine's main part. */
   MAIN_PART: 'MAIN_PART',
+  /** INVALID_ARGUMENT: an UNSPECIFIED or unknown enum value where one is required. */
+  ENUM_VALUE_INVALID: 'ENUM_VALUE_INVALID',
+  /** NOT_FOUND: no such registry item, or none the caller can see. */
+  REGISTRY_ITEM_NOT_FOUND: 'REGISTRY_ITEM_NOT_FOUND',
+  /** NOT_FOUND: no such module (a registry item of type MODULE), or none the caller can see. */
+  MODULE_NOT_FOUND: 'MODULE_NOT_FOUND',
+  /** NOT_FOUND: no app of that name under that public namespace that the caller can see, or its module has no uploaded version. */
+  APP_NOT_FOUND: 'APP_NOT_FOUND',
+  /** INVALID_ARGUMENT: UpdateRegistryItem with a type other than the item's (an item never changes type). */
+  TYPE_MISMATCH: 'TYPE_MISMATCH',
+  /** INVALID_ARGUMENT: a url that is not an absolute http(s) URL. */
+  URL_INVALID: 'URL_INVALID',
+  /** FAILED_PRECONDITION: a public item or module in an organization without a public namespace. */
+  NAMESPACE_REQUIRED: 'NAMESPACE_REQUIRED',
+  /** FAILED_PRECONDITION: DeleteRegistryItem of an item a machine part's config uses. */
+  REGISTRY_ITEM_IN_USE: 'REGISTRY_ITEM_IN_USE',
+  /** ALREADY_EXISTS: an app name another module of the organization declares. */
+  APP_NAME_TAKEN: 'APP_NAME_TAKEN',
+  /** INVALID_ARGUMENT: an upload whose first message lacks module_file_info, or a later one carrying it. */
+  UPLOAD_SEQUENCE_INVALID: 'UPLOAD_SEQUENCE_INVALID',
+  /** INVALID_ARGUMENT: an upload chunk over 1 MiB. */
+  CHUNK_TOO_LARGE: 'CHUNK_TOO_LARGE',
+  /** INVALID_ARGUMENT: an upload that ended without a byte of file. */
+  FILE_EMPTY: 'FILE_EMPTY',
+  /** INVALID_ARGUMENT: an upload beyond the file size bound. */
+  FILE_TOO_LARGE: 'FILE_TOO_LARGE',
+  /** INVALID_ARGUMENT: a version that is not MAJOR.MINOR.PATCH. */
+  VERSION_INVALID: 'VERSION_INVALID',
+  /** INVALID_ARGUMENT: a platform not of the form `<os>/<arch>` or `<os>/any`. */
+  PLATFORM_INVALID: 'PLATFORM_INVALID',
+  /** FAILED_PRECONDITION: a module file upload before UpdateModule set an entrypoint. */
+  ENTRYPOINT_MISSING: 'ENTRYPOINT_MISSING',
+  /** ALREADY_EXISTS: that version's file for that platform is uploaded already (files are immutable). */
+  MODULE_FILE_EXISTS: 'MODULE_FILE_EXISTS',
+  /** FAILED_PRECONDITION: a resumed upload whose write_offset is not the committed bytes the service holds. */
+  UPLOAD_OFFSET_MISMATCH: 'UPLOAD_OFFSET_MISMATCH',
+  /** ABORTED: a newer stream of the same file took this upload over (or the older one would not stop). */
+  UPLOAD_IN_PROGRESS: 'UPLOAD_IN_PROGRESS',
   /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */

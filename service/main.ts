@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { credentialsJson } from './bootstrap';
 import { startService, type RunningService, type ServiceOptions } from './server';
 
-const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS]
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL]
 
   --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
   --data-dir DIR         database and bootstrap credentials; created if missing
@@ -13,6 +13,7 @@ const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [-
   --demo-machines N      (benchmarks) add an organization of N more machines to the demo fleet
   --log-rate N           (benchmarks) the demo fleet's live parts log N lines a second in all
   --token-ttl SECONDS    lifetime of access tokens (default 3600)
+  --public-url URL       base of the registry's module and download urls (default http://HOST:PORT)
 
 When ready, prints one JSON line on stdout:
   {"address":"HOST:PORT","org_id":"…","api_key_id":"…","api_key":"…"}
@@ -34,6 +35,7 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
         'demo-machines': { type: 'string' },
         'log-rate': { type: 'string' },
         'token-ttl': { type: 'string' },
+        'public-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -64,7 +66,9 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
     logRate = /^\d+$/.test(rateText) ? Number(rateText) : NaN;
     if (!Number.isSafeInteger(logRate) || logRate <= 0 || logRate > 1_000_000) throw new UsageError(`--log-rate must be a whole number of lines a second from 1 to 1000000, not "${rateText}"`);
   }
-  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds };
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(publicUrl)) throw new UsageError(`--public-url must be an absolute http(s) URL, not "${publicUrl}"`);
+  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl };
 }
 
 function fail(message: string): void {

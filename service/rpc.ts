@@ -83,10 +83,33 @@ export type StreamHandlers<D, Ctx> = {
   readonly [K in ServerStreamMethodNames<D>]?: D[K] extends ServerStreamShape<infer Req, infer Res> ? StreamHandler<Req, Res, Ctx> : never;
 };
 
+/**
+ * A client-streaming handler: the call's first message was admitted (the permission table's row
+ * applies to it); `rest` yields the messages after it as the client sends them (a slow handler holds
+ * the client back), and ends when the client half-closes. Resolve with the one response, or throw.
+ * `signal` is aborted when the client cancels or goes away: `rest` then ends early, so a handler
+ * that must tell a cut-off stream from a finished one checks `signal.aborted`.
+ */
+export type ClientStreamHandler<Req, Res, Ctx> = (first: Req, context: Ctx, rest: AsyncIterable<Req>, signal: AbortSignal) => Promise<Res>;
+
+interface ClientStreamShape<Req, Res> {
+  readonly requestStream: true;
+  readonly responseStream: false;
+  readonly requestDeserialize: (bytes: Buffer) => Req;
+  readonly responseSerialize: (value: Res) => Buffer;
+}
+
+type ClientStreamMethodNames<D> = { [K in keyof D]: D[K] extends ClientStreamShape<unknown, never> ? K : never }[keyof D];
+
+/** Handlers for some of the client-streaming methods of `D`. */
+export type ClientStreamHandlers<D, Ctx> = {
+  readonly [K in ClientStreamMethodNames<D>]?: D[K] extends ClientStreamShape<infer Req, infer Res> ? ClientStreamHandler<Req, Res, Ctx> : never;
+};
+
 /** The handlers of one service: `public` ones run without a token; `authenticated` ones only after the guard let the call in. */
 export interface ServiceHandlers<D> {
   readonly public?: UnaryHandlers<D, CallInfo>;
-  readonly authenticated?: UnaryHandlers<D, CallContext> & StreamHandlers<D, CallContext>;
+  readonly authenticated?: UnaryHandlers<D, CallContext> & StreamHandlers<D, CallContext> & ClientStreamHandlers<D, CallContext>;
 }
 
 /** `/fleet.app.v1.AppService/GetLocation` → `AppService/GetLocation`, as people read it. */
@@ -96,7 +119,7 @@ export function methodLabel(path: string): string {
 }
 
 /** A handler with its message types erased, as stored by method name. */
-type ErasedHandlers<Ctx> = Readonly<Record<string, UnaryHandler<unknown, unknown, Ctx> | StreamHandler<unknown, unknown, Ctx> | undefined>>;
+type ErasedHandlers<Ctx> = Readonly<Record<string, UnaryHandler<unknown, unknown, Ctx> | StreamHandler<unknown, unknown, Ctx> | ClientStreamHandler<unknown, unknown, Ctx> | undefined>>;
 
 /**
  * Add every method of `definition` to `server`. A method with a handler runs it; any other
@@ -138,8 +161,8 @@ export function addService<D extends ServiceDefinition>(
     } else if (authHandler !== undefined) {
       const rule = rules[name] as { validate?: (r: unknown) => void; resource: (r: unknown) => Parameters<Access['require']>[1] | null; need: string; owningOrganizationOnly?: boolean } | undefined;
       /** The guard, then the permission table: the same for every kind of call. */
-      const admit = async (request: unknown, metadata: Metadata): Promise<CallContext> => {
-        const caller = await guard(metadata);
+      const admit = async (request: unknown, metadata: Metadata): Promise<CallContext> => authorize(request, await guard(metadata));
+      const authorize = (request: unknown, caller: Caller): CallContext => {
         if (request === MALFORMED) throw malformed(label);
         if (rule === undefined || authorization === undefined) return { method: label, caller, grants: [], target: null };
         // The protocol's order: shape, then existence and visibility, then the role.
@@ -155,6 +178,25 @@ export function addService<D extends ServiceDefinition>(
       if (method.responseStream && !method.requestStream) {
         const handler = authHandler as StreamHandler<unknown, unknown, CallContext>;
         implementation[name] = serverStream(label, log, async (request, metadata, stream) => handler(request, await admit(request, metadata), stream));
+      } else if (method.requestStream && !method.responseStream) {
+        const handler = authHandler as ClientStreamHandler<unknown, unknown, CallContext>;
+        implementation[name] = clientStream(label, log, async (metadata, messages, signal) => {
+          // Authenticated before a byte of the stream is read; the table's row then applies to its first message.
+          const caller = await guard(metadata);
+          const first = await messages.next();
+          if (first.done === true) throw new FleetError(status.INVALID_ARGUMENT, Reason.REQUIRED_FIELD_MISSING, `the ${label} stream ended before its first message`);
+          const context = authorize(first.value, caller);
+          const rest: AsyncIterable<unknown> = {
+            [Symbol.asyncIterator]: () => ({
+              next: async () => {
+                const next = await messages.next();
+                if (next.done !== true && next.value === MALFORMED) throw malformed(label);
+                return next;
+              },
+            }),
+          };
+          return handler(first.value, context, rest, signal);
+        });
       } else {
         const handler = authHandler as UnaryHandler<unknown, unknown, CallContext>;
         implementation[name] = unary(label, log, async (request, metadata) => handler(request, await admit(request, metadata)));
@@ -249,6 +291,38 @@ function serverStream(
           // A writable call ends with the status of the error it is given.
           if (!controller.signal.aborted) call.emit('error', toStatus(error, label, log));
         },
+      );
+  };
+}
+
+function clientStream(
+  label: string,
+  log: ErrorLog,
+  run: (metadata: Metadata, messages: AsyncIterator<unknown>, signal: AbortSignal) => Promise<unknown>,
+): handleClientStreamingCall<unknown, unknown> {
+  return (call, callback) => {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    // A cancelled call's stream may never end by itself: its reader is released on abort.
+    const iterator = call[Symbol.asyncIterator]() as AsyncIterator<unknown>;
+    const messages: AsyncIterator<unknown> = {
+      next: () =>
+        controller.signal.aborted
+          ? Promise.resolve({ done: true, value: undefined })
+          : new Promise((resolve, reject) => {
+              const cut = () => resolve({ done: true, value: undefined });
+              controller.signal.addEventListener('abort', cut, { once: true });
+              iterator.next().then(
+                (r) => (controller.signal.removeEventListener('abort', cut), resolve(r)),
+                (e: unknown) => (controller.signal.removeEventListener('abort', cut), controller.signal.aborted ? resolve({ done: true, value: undefined }) : reject(e)),
+              );
+            }),
+    };
+    Promise.resolve()
+      .then(() => run(call.metadata, messages, controller.signal))
+      .then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(toStatus(error, label, log)),
       );
   };
 }

@@ -28,6 +28,9 @@ import { PageTokens } from './paging';
 import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
 import { addService } from './rpc';
+import { RegistryFiles } from './registry/files';
+import { createRegistryHandlers, sweepUploads } from './registry/handlers';
+import { RegistryStore } from './registry/store';
 
 export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
@@ -58,6 +61,12 @@ export interface ServiceOptions {
   readonly tailCheckMs?: number;
   /** Where log lines go; default stderr. Never given keys or tokens. */
   readonly log?: (line: string) => void;
+  /**
+   * Base of the urls the registry answers (module pages, file downloads), without a trailing slash;
+   * default `http://<listen address>`. This service serves no downloads itself: a deployment puts
+   * a file server there (docs/PROTOCOL.md section 11).
+   */
+  readonly publicUrl?: string;
 }
 
 /** A service that is serving. */
@@ -94,10 +103,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (expired > 0) log(`dropped ${expired} log entries older than the retention bound`);
     const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, log });
     const streams = new AbortController();
-    const feed = register(server, db, ttl, log, streams.signal, options.tailCheckMs);
+    // The default base url names the bound port, known only once bound (after the services are added).
+    let address = options.listen;
+    const registry = { store: new RegistryStore(db, () => (options.publicUrl ?? `http://${address}`).replace(/\/+$/, '')), files: new RegistryFiles(options.dataDir) };
+    const swept = await sweepUploads(registry.store, registry.files);
+    if (swept > 0) log(`dropped ${swept} interrupted uploads nobody continued`);
+    // Interrupted uploads are kept a day; swept hourly.
+    const sweeper = setInterval(() => void sweepUploads(registry.store, registry.files).catch((e: unknown) => log(`sweeping uploads failed: ${String(e)}`)), 3_600_000);
+    sweeper.unref();
+    const feed = register(server, db, ttl, log, streams.signal, registry, options.tailCheckMs);
     const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true, logRate: options.logRate });
     const port = await bind(server, options.listen);
-    const address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
+    address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
     log(`serving on ${address} (data dir ${options.dataDir})`);
 
     let closing: Promise<void> | undefined;
@@ -107,6 +124,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       return (closing ??= shutdown(server, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS).then(() => {
         feed.stop();
         simulator.stop();
+        clearInterval(sweeper);
         db.close();
         log('stopped');
       }));
@@ -120,7 +138,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 }
 
 /** Every service of the wire contract, plus the standard health and reflection services. */
-function register(server: Server, db: Database.Database, ttl: number, log: (line: string) => void, closing: AbortSignal, tailCheckMs?: number): LogFeed {
+function register(
+  server: Server,
+  db: Database.Database,
+  ttl: number,
+  log: (line: string) => void,
+  closing: AbortSignal,
+  registry: { store: RegistryStore; files: RegistryFiles },
+  tailCheckMs?: number,
+): LogFeed {
   const keys = new ApiKeyStore(db);
   const signingSecret = loadSigningSecret(db);
   const tokens = new TokenService(signingSecret, ttl);
@@ -140,6 +166,7 @@ function register(server: Server, db: Database.Database, ttl: number, log: (line
         ...createLocationHandlers(locations, access, pages),
         ...createMachineHandlers(new MachineStore(db), locations, access, pages),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
+        ...createRegistryHandlers(registry.store, registry.files, access, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined }),
       },
     },
     guard,

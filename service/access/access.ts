@@ -61,7 +61,27 @@ export interface PartTarget {
   readonly robot: RobotTarget;
 }
 
-export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget;
+/**
+ * A registry item (kind `registry`) or a module (kind `module`: a registry item of type MODULE),
+ * named by `<public namespace>:<name>` or `<organization id>:<name>`. Its roles are those held on its
+ * organization; public and unlisted items are seen by every authenticated caller, private ones by
+ * callers with a role on the organization itself (docs/PROTOCOL.md section 11).
+ */
+export interface RegistryTarget {
+  /** `package`: an item of any type that an upload names by its module_id (not found: a module). */
+  readonly kind: 'registry' | 'module' | 'package';
+  /** The item's row id. */
+  readonly id: string;
+  /** The canonical wire id: `<namespace>:<name>` when the organization has a namespace. */
+  readonly itemId: string;
+  readonly orgId: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: number;
+  readonly visibility: number;
+}
+
+export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget | RegistryTarget;
 export type TargetKind = Target['kind'];
 
 /** What a rule names: a resource of a kind, by an id taken from a request field. */
@@ -88,7 +108,15 @@ const NOT_FOUND_REASON: Record<TargetKind, { reason: Reason; what: string }> = {
   location: { reason: Reason.LOCATION_NOT_FOUND, what: 'location' },
   robot: { reason: Reason.ROBOT_NOT_FOUND, what: 'machine' },
   part: { reason: Reason.ROBOT_PART_NOT_FOUND, what: 'machine part' },
+  registry: { reason: Reason.REGISTRY_ITEM_NOT_FOUND, what: 'registry item' },
+  module: { reason: Reason.MODULE_NOT_FOUND, what: 'module' },
+  package: { reason: Reason.MODULE_NOT_FOUND, what: 'module' },
 };
+
+/** VISIBILITY_PRIVATE of fleet.app.v1.Visibility. */
+const PRIVATE = 1;
+/** PACKAGE_TYPE_MODULE of fleet.app.v1.PackageType. */
+const MODULE = 2;
 
 export class Access {
   constructor(private readonly db: Database.Database) {}
@@ -113,7 +141,30 @@ export class Access {
         return this.robot(ref.id);
       case 'part':
         return this.part(ref.id);
+      case 'registry':
+      case 'module':
+      case 'package':
+        return this.registryItem(ref.id, ref.kind);
     }
+  }
+
+  /**
+   * The registry item `<namespace or organization id>:<name>` names (a module when `kind` is
+   * `module`: an item of another type is no module). The id's shape is checked before (rules.ts).
+   */
+  registryItem(wireId: string, kind: RegistryTarget['kind'] = 'registry'): RegistryTarget | undefined {
+    const colon = wireId.indexOf(':');
+    const prefix = wireId.slice(0, colon);
+    const name = wireId.slice(colon + 1);
+    const row = this.db
+      .prepare(
+        `SELECT r.id, r.organization_id AS orgId, coalesce(o.public_namespace, '') AS namespace, r.name, r.type, r.visibility
+           FROM registry_items r JOIN organizations o ON o.id = r.organization_id
+          WHERE r.name = ? AND r.organization_id = coalesce((SELECT id FROM organizations WHERE id = ?), (SELECT id FROM organizations WHERE public_namespace = ?))`,
+      )
+      .get(name, prefix, prefix) as Omit<RegistryTarget, 'kind' | 'itemId'> | undefined;
+    if (row === undefined || (kind === 'module' && row.type !== MODULE)) return undefined;
+    return { kind, ...row, itemId: `${row.namespace || row.orgId}:${row.name}` };
   }
 
   location(id: string): LocationTarget | undefined {
@@ -171,6 +222,10 @@ export class Access {
         return this.sees(grants, target.location);
       case 'part':
         return this.sees(grants, target.robot);
+      case 'registry':
+      case 'module':
+      case 'package':
+        return target.visibility !== PRIVATE || grants.some((g) => g.resourceType === 'organization' && g.resourceId === target.orgId);
     }
   }
 
@@ -198,6 +253,12 @@ export class Access {
       case 'part':
         role = this.roleOn(grants, target.robot, options);
         break;
+      case 'registry':
+      case 'module':
+      case 'package':
+        // Only organization roles: a location or machine role says nothing about what the organization publishes.
+        on('organization', [target.orgId]);
+        break;
     }
     return role;
   }
@@ -221,8 +282,11 @@ export class Access {
 }
 
 export function permissionDenied(need: Role, target: Target, owning: boolean): FleetError {
+  if (target.kind === 'registry' || target.kind === 'module' || target.kind === 'package') {
+    return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on the organization of ${target.kind === 'registry' ? 'registry item' : 'module'} ${target.itemId}`);
+  }
   const name = target.kind === 'robot' ? 'machine' : target.kind === 'part' ? 'the machine of part' : target.kind;
-  const id = target.kind === 'part' ? target.id : target.id;
+  const id = target.id;
   const where = owning && target.kind !== 'organization' ? ' (held in its owning organization; roles through a share do not count)' : '';
   return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on ${name} ${id}${where}`);
 }

@@ -1,6 +1,11 @@
 // The demo fleet a first launch shows: realistic in shape and alive — and the benchmark option that
 // makes it any size.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import type { Metadata } from '@grpc/grpc-js';
+import { PackageType, RegistryItemStatus, Visibility } from '../../proto/gen/fleet/app/v1/registry';
+import { RegistryFiles } from '../../service/registry/files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { startSimulator } from '../../service/machines/simulator';
@@ -17,6 +22,31 @@ describe('the demo fleet', () => {
   });
   afterAll(async () => {
     await t.stop();
+  });
+
+  it('has a registry: modules of several versions and platforms, ML models and training scripts, public and private, with documentation, each file a real tarball whose size and SHA-256 the service records', async () => {
+    const items = (await appCall(t, 'listRegistryItems', { pageSize: 1000 }, owner)).items;
+    const types = new Set(items.map((i) => i.type));
+    expect([...types].sort()).toEqual([PackageType.PACKAGE_TYPE_ARCHIVE, PackageType.PACKAGE_TYPE_MODULE, PackageType.PACKAGE_TYPE_ML_TRAINING, PackageType.PACKAGE_TYPE_ML_MODEL].sort());
+    expect(items.some((i) => i.visibility === Visibility.VISIBILITY_PUBLIC)).toBe(true);
+    expect(items.some((i) => i.visibility === Visibility.VISIBILITY_PRIVATE)).toBe(true);
+    expect(items.some((i) => i.status === RegistryItemStatus.REGISTRY_ITEM_STATUS_IN_DEVELOPMENT)).toBe(true);
+    const { module: slam } = await appCall(t, 'getModule', { moduleId: 'acme-warehouse:lidar-slam' }, owner);
+    expect(slam?.versions.map((v) => v.version)).toEqual(['1.0.0', '1.1.0', '1.2.0']);
+    expect(slam?.versions.at(-1)?.platforms).toEqual(['darwin/arm64', 'linux/amd64', 'linux/arm64']);
+    expect(slam?.apps.map((a) => a.name)).toEqual(['floor-view']);
+    const doc = (await appCall(t, 'getRegistryItem', { itemId: 'acme-warehouse:lidar-slam', includeMarkdownDocumentation: true }, owner)).item?.markdownDocumentation;
+    expect(doc).toMatch(/^# lidar-slam/);
+    // Every recorded file is on disk with the size and SHA-256 the registry lists, and is a gzipped tar.
+    const files = t.db().prepare('SELECT item_id, version, platform, size_bytes, sha256 FROM registry_files').all() as { item_id: string; version: string; platform: string; size_bytes: number; sha256: string }[];
+    expect(files.length).toBeGreaterThan(15);
+    for (const f of files) {
+      const bytes = readFileSync(new RegistryFiles(t.dataDir).path(f.item_id, f.version, f.platform));
+      expect(bytes.length).toBe(f.size_bytes);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(f.sha256);
+      expect(gunzipSync(bytes).subarray(257, 262).toString()).toBe('ustar');
+    }
+    expect((await appCall(t, 'getAppContent', { publicNamespace: 'acme-warehouse', name: 'floor-view' }, owner)).content).toMatchObject({ version: '1.2.0', entrypoint: 'app/index.html' });
   });
 
   it('has the demo organizations with nested locations (site → building → floor), about a hundred machines of one to four parts, and metadata', async () => {

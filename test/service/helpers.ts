@@ -16,6 +16,8 @@ import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as locationsMessages from '../../proto/gen/fleet/app/v1/locations';
 import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
 import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
+import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
+import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
 import { DATABASE_FILE, startService, type RunningService, type ServiceOptions } from '../../service/server';
 
 /** A fresh temp directory; removed by the returned function. */
@@ -182,7 +184,7 @@ type UnaryNames = { [K in keyof AppServiceClient]: LastOverload<AppServiceClient
 export type RequestOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[0];
 export type ResponseOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[1];
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
 
 /**
  * Call AppService method `method` with a partial request (the rest takes proto3 defaults, as
@@ -240,4 +242,29 @@ export async function scopedKey(
   const orgs = new OrgStore(t.db());
   for (const g of grants) orgs.grant({ type: '', id: key.id }, { organizationId: g.organizationId, resourceType: g.resourceType, resourceId: g.resourceId, role: g.role });
   return { keyId: key.id, metadata: bearer(await tokenFor(t, key.id, key.secret)) };
+}
+
+/** What an upload stream answered, or the status it ended with. */
+export type UploadOutcome = registryMessages.UploadModuleFileResponse;
+
+/**
+ * UploadModuleFile: the first message names the file (and `writeOffset`), then `chunks` in order,
+ * then a half-close. `messages` replaces the whole sequence (to send what a client must not).
+ */
+export function uploadFile(
+  t: TestService,
+  info: registryMessages.ModuleFileInfo,
+  chunks: readonly Buffer[],
+  metadata: Metadata,
+  options: { writeOffset?: number; messages?: readonly registryMessages.UploadModuleFileRequest[] } = {},
+): Promise<UploadOutcome> {
+  return new Promise((resolve, reject) => {
+    const stream = t.app.uploadModuleFile(metadata, (error, response) => (error ? reject(error) : resolve(response)));
+    const sequence = options.messages ?? [
+      { moduleFile: { $case: 'moduleFileInfo' as const, value: info }, writeOffset: options.writeOffset ?? 0 },
+      ...chunks.map((c) => ({ moduleFile: { $case: 'file' as const, value: c }, writeOffset: 0 })),
+    ];
+    for (const message of sequence) stream.write(message);
+    stream.end();
+  });
 }

@@ -10,11 +10,13 @@ import * as locationsMessages from '../../proto/gen/fleet/app/v1/locations';
 import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
 import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
+import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
+import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { appRules } from '../../service/access/rules';
-import { appCall, ownerMetadata, startTestService, type TestService } from './helpers';
+import { appCall, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages } as unknown as Record<string, { fromPartial(v: unknown): Record<string, unknown> }>;
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages } as unknown as Record<string, { fromPartial(v: unknown): Record<string, unknown> }>;
 
 const anyString = fc.oneof(
   fc.constant(''),
@@ -43,6 +45,8 @@ const anyStruct = fc.oneof(
   fc.constant(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))),
 );
 
+const fileInfo = fc.record({ moduleId: fc.oneof(anyString, fc.constant('target-co:x')), version: fc.oneof(anyString, fc.constant('1.0.0')), platform: fc.oneof(anyString, fc.constant('linux/any')) });
+
 /** An arbitrary for each field of a request, from its proto3 default (and the few fields whose default says nothing). */
 function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unknown> {
   if (name === 'metadata') return anyStruct;
@@ -50,6 +54,18 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'numLogEntries') return fc.option(anyNumber, { nil: undefined });
   if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
+  if (name === 'types' || name === 'visibilities' || name === 'statuses') return fc.array(anyNumber, { maxLength: 5 });
+  if (name === 'models') return fc.array(fc.record({ api: anyString, model: anyString }), { maxLength: 3 });
+  if (name === 'apps') return fc.array(fc.record({ name: anyString, type: anyNumber, entrypoint: anyString, logoPath: anyString, customizations: fc.constant({}), fragmentIds: fc.array(anyString, { maxLength: 2 }) }), { maxLength: 3 });
+  if (name === 'moduleFileInfo') return fc.option(fileInfo, { nil: undefined });
+  if (name === 'moduleFile') {
+    return fc.oneof(
+      fc.constant(undefined),
+      fileInfo.map((value) => ({ $case: 'moduleFileInfo', value })),
+      fc.uint8Array({ maxLength: 100 }).map((b) => ({ $case: 'file', value: Buffer.from(b) })),
+    );
+  }
+  if (typeof defaultValue === 'boolean') return fc.boolean();
   if (typeof defaultValue === 'string') return anyString;
   if (typeof defaultValue === 'number') return anyNumber;
   if (Array.isArray(defaultValue)) return anyList;
@@ -62,7 +78,17 @@ const OPTIONAL_FIELDS: Record<string, readonly string[]> = {
   UpdateLocationRequest: ['name', 'parentLocationId', 'region'],
   GetRobotPartLogsRequest: ['numLogEntries', 'start', 'end'],
   TailRobotPartLogsRequest: ['errorsOnly'],
+  UpdateRegistryItemRequest: ['url'],
 };
+
+const isClientStream = (method: string) => (AppServiceService as Record<string, { requestStream: boolean }>)[method]?.requestStream === true;
+
+/** A unary call, or a client stream whose first message is `request` (then a chunk, then the end). */
+function callMalformed(method: string, request: Record<string, unknown>, metadata: Metadata): Promise<unknown> {
+  if (!isClientStream(method)) return appCall(t, method as 'getRobot', request as never, metadata);
+  const first = registryMessages.UploadModuleFileRequest.fromPartial(request as Partial<registryMessages.UploadModuleFileRequest>);
+  return uploadFile(t, { moduleId: '', version: '', platform: '' }, [], metadata, { messages: [first, { moduleFile: { $case: 'file', value: Buffer.from('chunk') }, writeOffset: 0 }] });
+}
 
 function requestArbitrary(method: string): fc.Arbitrary<Record<string, unknown>> {
   const type = `${method.charAt(0).toUpperCase()}${method.slice(1)}Request`;
@@ -82,6 +108,9 @@ beforeAll(async () => {
   const orgId = (await appCall(t, 'createOrganization', { name: 'Target Co' }, owner)).organization!.id;
   const locationId = (await appCall(t, 'createLocation', { orgId, name: 'Target Site' }, owner)).location!.id;
   await appCall(t, 'newRobot', { name: 'target', locationId }, owner);
+  await appCall(t, 'updateOrganization', { orgId, publicNamespace: 'target-co' }, owner);
+  const { moduleId } = await appCall(t, 'createModule', { orgId, name: 'x' }, owner);
+  await appCall(t, 'updateModule', { moduleId, url: 'https://example.com/x', entrypoint: 'run' }, owner);
 });
 afterAll(async () => {
   await t.stop();
@@ -93,7 +122,7 @@ describe.each(Object.keys(appRules))('%s', (method) => {
   it('answers every malformed request with a status the caller can act on, never INTERNAL or UNKNOWN', async () => {
     await fc.assert(
       fc.asyncProperty(requestArbitrary(method), async (request) => {
-        const outcome = await appCall(t, method as 'getRobot', request as never, owner).then(
+        const outcome = await callMalformed(method, request, owner).then(
           () => status.OK,
           (e: ServiceError) => e.code,
         );
@@ -110,7 +139,9 @@ describe.each(Object.keys(appRules))('%s', (method) => {
       await fc.assert(
         fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), async (bytes) => {
           const code = await new Promise<status>((resolve) => {
-            client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), owner, (e: ServiceError | null) => resolve(e?.code ?? status.OK));
+            const done = (e: ServiceError | null) => resolve(e?.code ?? status.OK);
+            if (isClientStream(method)) client.makeClientStreamRequest(path, (b: Buffer) => b, (b: Buffer) => b, owner, done).end(Buffer.from(bytes));
+            else client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), owner, done);
           });
           expect(BAD.has(code), `${method} with bytes ${Buffer.from(bytes).toString('hex')} answered ${status[code]}`).toBe(false);
         }),

@@ -5,12 +5,15 @@
 // so a wrong row in the table fails this test.
 import { Metadata, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appCall, createKeyWithOrg, bearer, ownerMetadata, scopedKey, startTestService, tokenFor, type TestService } from './helpers';
+import { appCall, createKeyWithOrg, bearer, ownerMetadata, scopedKey, startTestService, tokenFor, uploadFile, type TestService } from './helpers';
+import { AppType } from '../../proto/gen/fleet/app/v1/apps';
+import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import type { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { appRules } from '../../service/access/rules';
 
 type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator' | 'another organization' | 'no token';
-type Level = 'none' | 'organization' | 'location' | 'robot';
+/** `registry`: a private item or module of the organization (roles on the organization; others do not see it). */
+type Level = 'none' | 'organization' | 'location' | 'robot' | 'registry';
 type Need = 'authenticated' | 'sees' | 'operator' | 'owner';
 
 interface World {
@@ -26,6 +29,11 @@ interface World {
   /** An organization the location is shared with, and one it is not. */
   readonly sharedWith: string;
   readonly partner: string;
+  /** The organization's public namespace; a private module with one uploaded version serving an app, and a private training script. */
+  readonly namespace: string;
+  readonly moduleId: string;
+  readonly appName: string;
+  readonly scriptId: string;
 }
 
 interface Case {
@@ -34,6 +42,8 @@ interface Case {
   readonly level: Level;
   readonly need: Need;
   readonly request: (w: World) => Record<string, unknown>;
+  /** How to make the call when it is not unary (a client stream). */
+  readonly call?: (w: World, md: Metadata) => Promise<unknown>;
 }
 
 const CASES: Case[] = [
@@ -77,6 +87,27 @@ const CASES: Case[] = [
   { method: 'tailRobotPartLogs', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
   { method: 'updateRobotPartMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, metadata: { c: 3 } }) },
   { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
+  // Registry: roles on the owning organization; a private item is not seen without one.
+  { method: 'getRegistryItem', level: 'registry', need: 'sees', request: (w) => ({ itemId: w.scriptId }) },
+  { method: 'createRegistryItem', level: 'organization', need: 'owner', request: (w) => ({ organizationId: w.orgId, name: 'new-item', type: PackageType.PACKAGE_TYPE_ML_MODEL }) },
+  { method: 'updateRegistryItem', level: 'registry', need: 'owner', request: (w) => ({ itemId: w.scriptId, type: PackageType.PACKAGE_TYPE_ML_TRAINING, visibility: Visibility.VISIBILITY_PRIVATE, description: 'x' }) },
+  // Listings need only authentication, but an organization named must be seen (or show something public).
+  { method: 'listRegistryItems', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
+  { method: 'deleteRegistryItem', level: 'registry', need: 'owner', request: (w) => ({ itemId: w.scriptId }) },
+  { method: 'createModule', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, name: 'new-module' }) },
+  { method: 'updateModule', level: 'registry', need: 'owner', request: (w) => ({ moduleId: w.moduleId, url: 'https://example.com', entrypoint: 'run' }) },
+  {
+    method: 'uploadModuleFile',
+    level: 'registry',
+    need: 'owner',
+    request: () => ({}),
+    call: (w, md) => uploadFile(t, { moduleId: w.moduleId, version: '2.0.0', platform: 'linux/any' }, [Buffer.from('bytes')], md),
+  },
+  { method: 'getModuleFileUpload', level: 'registry', need: 'owner', request: (w) => ({ moduleFileInfo: { moduleId: w.moduleId, version: '2.0.0', platform: 'linux/any' } }) },
+  { method: 'getModule', level: 'registry', need: 'sees', request: (w) => ({ moduleId: w.moduleId }) },
+  { method: 'listModules', level: 'organization', need: 'sees', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'getAppContent', level: 'registry', need: 'sees', request: (w) => ({ publicNamespace: w.namespace, name: w.appName }) },
+  { method: 'getAppBranding', level: 'registry', need: 'sees', request: (w) => ({ publicNamespace: w.namespace, name: w.appName }) },
 ];
 
 /** The role each in-organization caller holds on a resource of each level (section 10: what covers what). */
@@ -90,6 +121,12 @@ const COVERS: Record<'organization owner' | 'organization operator' | 'location 
 
 function expected(identity: Identity, c: Case): 'OK' | status {
   if (identity === 'no token') return status.UNAUTHENTICATED;
+  if (c.level === 'registry') {
+    // Only organization roles see a private item: everyone else is told it does not exist.
+    if (identity === 'organization owner') return 'OK';
+    if (identity === 'organization operator') return c.need === 'owner' ? status.PERMISSION_DENIED : 'OK';
+    return status.NOT_FOUND;
+  }
   if (c.need === 'authenticated' || c.level === 'none') return 'OK';
   if (identity === 'another organization') return status.NOT_FOUND;
   // Every in-organization caller sees the organization, so a call needing only that goes through.
@@ -105,6 +142,7 @@ let t: TestService;
 let owner: Metadata;
 let other: Metadata;
 let worlds = 0;
+const runId = Date.now().toString(36);
 beforeAll(async () => {
   t = await startTestService();
   owner = await ownerMetadata(t);
@@ -127,7 +165,14 @@ async function world(): Promise<World> {
   const otherPartId = (await appCall(t, 'newRobotPart', { robotId, partName: `bot-${worlds}-cam` }, owner)).partId;
   await appCall(t, 'shareLocation', { organizationId: sharedWith, locationId }, owner);
   const main = (await appCall(t, 'getRobotParts', { robotId }, owner)).parts[0]!;
-  return { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner };
+  const namespace = `world-${worlds}-${runId}`;
+  await appCall(t, 'updateOrganization', { orgId, publicNamespace: namespace }, owner);
+  const { moduleId } = await appCall(t, 'createModule', { orgId, name: 'driver' }, owner);
+  const appName = 'panel';
+  await appCall(t, 'updateModule', { moduleId, url: 'https://example.com/driver', entrypoint: 'run', apps: [{ name: appName, type: AppType.APP_TYPE_SINGLE_MACHINE, entrypoint: 'index.html', logoPath: '', customizations: {}, fragmentIds: [] }] }, owner);
+  await uploadFile(t, { moduleId, version: '1.0.0', platform: 'linux/any' }, [Buffer.from('v1')], owner);
+  await appCall(t, 'createRegistryItem', { organizationId: orgId, name: 'trainer', type: PackageType.PACKAGE_TYPE_ML_TRAINING }, owner);
+  return { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner, namespace, moduleId, appName, scriptId: `${namespace}:trainer` };
 }
 
 async function metadataFor(identity: Identity, w: World): Promise<Metadata> {
@@ -156,7 +201,7 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
     const w = await world();
     const md = await metadataFor(identity, w);
     const want = expected(identity, c);
-    const outcome = await appCall(t, c.method as 'getRobot', c.request(w) as never, md).then(
+    const outcome = await (c.call ? c.call(w, md) : appCall(t, c.method as 'getRobot', c.request(w) as never, md)).then(
       () => 'OK' as const,
       (e: { code: status; details: string }) => e,
     );
@@ -171,8 +216,8 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 36 operations of the fleet and the two of logs, which are every operation in the permission table', () => {
+it('covers the 36 operations of the fleet, the two of logs and the thirteen of the registry, which are every operation in the permission table', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(38);
+  expect(covered.size).toBe(51);
   expect([...covered].sort()).toEqual(Object.keys(appRules).sort());
 });

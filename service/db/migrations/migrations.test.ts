@@ -363,3 +363,57 @@ describe('0008 log_counts', () => {
     expect(db.prepare('SELECT count(*) FROM part_log_counts').pluck().get()).toBe(0);
   });
 });
+
+describe('0009 registry', () => {
+  const ITEM = '99999999-9999-4999-8999-999999999999';
+  function withOrg(): Database.Database {
+    const db = migratedTo(9);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    return db;
+  }
+  const item = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare('INSERT INTO registry_items (id, organization_id, name, type, visibility, models, apps, created_at, updated_at) VALUES (@id, @org, @name, @type, @visibility, @models, @apps, @now, @now)')
+      .run({ id: ITEM, org: ORG, name: 'lidar', type: 2, visibility: 1, models: '[]', apps: '[]', now: NOW, ...overrides });
+  const version = (db: Database.Database, v = '1.0.0') => db.prepare("INSERT INTO registry_versions (item_id, version, version_key, uploaded_at) VALUES (?, ?, 'k', ?)").run(ITEM, v, NOW);
+  const file = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare('INSERT INTO registry_files (item_id, version, platform, size_bytes, sha256, uploaded_at) VALUES (@item, @version, @platform, @size, @sha, @now)')
+      .run({ item: ITEM, version: '1.0.0', platform: 'linux/arm64', size: 10, sha: 'a'.repeat(64), now: NOW, ...overrides });
+
+  it('creates four STRICT tables with the columns the store uses', () => {
+    const db = withOrg();
+    for (const table of ['registry_items', 'registry_versions', 'registry_files', 'registry_uploads']) expect(isStrict(db, table), table).toBe(true);
+    expect(Object.keys(columns(db, 'registry_items'))).toEqual(['id', 'organization_id', 'name', 'type', 'visibility', 'description', 'url', 'markdown', 'entrypoint', 'models', 'apps', 'first_run', 'created_at', 'updated_at']);
+    expect(Object.keys(columns(db, 'registry_files'))).toEqual(['item_id', 'version', 'platform', 'size_bytes', 'sha256', 'uploaded_at']);
+    expect(Object.keys(columns(db, 'registry_uploads'))).toEqual(['item_id', 'version', 'platform', 'committed', 'started_at', 'updated_at']);
+  });
+
+  it('refuses bad names, types, visibilities, manifests, versions, platforms, sizes and hashes, and a second item of the same name', () => {
+    const db = withOrg();
+    expect(() => item(db, { name: 'Caps' })).toThrow(/CHECK/);
+    expect(() => item(db, { name: '_under' })).toThrow(/CHECK/);
+    expect(() => item(db, { type: 4 })).toThrow(/CHECK/);
+    expect(() => item(db, { visibility: 0 })).toThrow(/CHECK/);
+    expect(() => item(db, { models: '{}' })).toThrow(/CHECK/);
+    item(db);
+    expect(() => item(db, { id: '99999999-9999-4999-8999-999999999998' })).toThrow(/UNIQUE/);
+    expect(() => version(db, 'v1')).toThrow(/CHECK/);
+    version(db);
+    expect(() => file(db, { platform: 'linux' })).toThrow(/CHECK/);
+    expect(() => file(db, { size: 0 })).toThrow(/CHECK/);
+    expect(() => file(db, { sha: 'G'.repeat(64) })).toThrow(/CHECK/);
+    expect(() => file(db, { version: '2.0.0' })).toThrow(/FOREIGN KEY/);
+    file(db);
+  });
+
+  it("removes an item's versions, files and held uploads with it, and its items with the organization", () => {
+    const db = withOrg();
+    item(db);
+    version(db);
+    file(db);
+    db.prepare("INSERT INTO registry_uploads (item_id, version, platform, committed, started_at, updated_at) VALUES (?, '2.0.0', 'linux/any', 5, ?, ?)").run(ITEM, NOW, NOW);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    for (const table of ['registry_items', 'registry_versions', 'registry_files', 'registry_uploads']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+});

@@ -183,6 +183,8 @@ import {
   CreateRegistryItemResponse,
   DeleteRegistryItemRequest,
   DeleteRegistryItemResponse,
+  GetModuleFileUploadRequest,
+  GetModuleFileUploadResponse,
   GetModuleRequest,
   GetModuleResponse,
   GetRegistryItemRequest,
@@ -1416,6 +1418,24 @@ export const AppServiceService = {
     responseDeserialize: (value: Buffer): UploadModuleFileResponse => UploadModuleFileResponse.decode(value),
   },
   /**
+   * GetModuleFileUpload says how much of a file the service holds: the
+   * bytes an interrupted UploadModuleFile committed (a new stream continues
+   * from there with write_offset), or that the file is complete. Not in the
+   * spec; added in v1 for resumable uploads. Needs what UploadModuleFile
+   * needs; errors as UploadModuleFile's first message.
+   */
+  getModuleFileUpload: {
+    path: "/fleet.app.v1.AppService/GetModuleFileUpload" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetModuleFileUploadRequest): Buffer =>
+      Buffer.from(GetModuleFileUploadRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetModuleFileUploadRequest => GetModuleFileUploadRequest.decode(value),
+    responseSerialize: (value: GetModuleFileUploadResponse): Buffer =>
+      Buffer.from(GetModuleFileUploadResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetModuleFileUploadResponse => GetModuleFileUploadResponse.decode(value),
+  },
+  /**
    * GetModule reads a module. Public modules need authentication only;
    * private ones operator on the owning organization. Errors:
    * INVALID_ARGUMENT for a malformed id; NOT_FOUND (MODULE_NOT_FOUND).
@@ -2063,6 +2083,14 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    * uploaded.
    */
   uploadModuleFile: handleClientStreamingCall<UploadModuleFileRequest, UploadModuleFileResponse>;
+  /**
+   * GetModuleFileUpload says how much of a file the service holds: the
+   * bytes an interrupted UploadModuleFile committed (a new stream continues
+   * from there with write_offset), or that the file is complete. Not in the
+   * spec; added in v1 for resumable uploads. Needs what UploadModuleFile
+   * needs; errors as UploadModuleFile's first message.
+   */
+  getModuleFileUpload: handleUnaryCall<GetModuleFileUploadRequest, GetModuleFileUploadResponse>;
   /**
    * GetModule reads a module. Public modules need authentication only;
    * private ones operator on the owning organization. Errors:
@@ -3632,6 +3660,28 @@ export interface AppServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UploadModuleFileResponse) => void,
   ): ClientWritableStream<UploadModuleFileRequest>;
+  /**
+   * GetModuleFileUpload says how much of a file the service holds: the
+   * bytes an interrupted UploadModuleFile committed (a new stream continues
+   * from there with write_offset), or that the file is complete. Not in the
+   * spec; added in v1 for resumable uploads. Needs what UploadModuleFile
+   * needs; errors as UploadModuleFile's first message.
+   */
+  getModuleFileUpload(
+    request: GetModuleFileUploadRequest,
+    callback: (error: ServiceError | null, response: GetModuleFileUploadResponse) => void,
+  ): ClientUnaryCall;
+  getModuleFileUpload(
+    request: GetModuleFileUploadRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetModuleFileUploadResponse) => void,
+  ): ClientUnaryCall;
+  getModuleFileUpload(
+    request: GetModuleFileUploadRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetModuleFileUploadResponse) => void,
+  ): ClientUnaryCall;
   /**
    * GetModule reads a module. Public modules need authentication only;
    * private ones operator on the owning organization. Errors:

@@ -212,6 +212,20 @@ export interface ModuleFileInfo {
   platform: string;
 }
 
+/** One uploaded file: a version's build for one platform. */
+export interface ModuleFile {
+  /** `<os>/<arch>` or `<os>/any`. */
+  platform: string;
+  sizeBytes: number;
+  /** SHA-256 of the file's bytes, lowercase hex. */
+  sha256: string;
+  uploadedAt?:
+    | Date
+    | undefined;
+  /** Where the file can be downloaded. */
+  url: string;
+}
+
 /** One uploaded version of a module. */
 export interface ModuleVersion {
   version: string;
@@ -224,7 +238,14 @@ export interface ModuleVersion {
   models: Model[];
   entrypoint: string;
   apps: App[];
-  uploadedAt?: Date | undefined;
+  uploadedAt?:
+    | Date
+    | undefined;
+  /**
+   * Each file of the version, by platform (added in v1; `platforms` lists
+   * the same platforms).
+   */
+  files: ModuleFile[];
 }
 
 export interface Module {
@@ -380,13 +401,60 @@ export interface UpdateModuleResponse {
  * file. See docs/PROTOCOL.md for chunk and size bounds.
  */
 export interface UploadModuleFileRequest {
-  moduleFile?: { $case: "moduleFileInfo"; value: ModuleFileInfo } | //
-  /** The next chunk of the file (a gzipped tarball), at most 1 MiB. */
-  { $case: "file"; value: Buffer } | undefined;
+  moduleFile?:
+    | { $case: "moduleFileInfo"; value: ModuleFileInfo }
+    | //
+    /** The next chunk of the file (a gzipped tarball), at most 1 MiB. */
+    { $case: "file"; value: Buffer }
+    | undefined;
+  /**
+   * Only in the first message: the byte of the file the chunks start at.
+   * 0 (the default) starts the file afresh, discarding what an interrupted
+   * upload of it left; a resumed upload sends the committed_bytes
+   * GetModuleFileUpload answered (anything else is FAILED_PRECONDITION,
+   * UPLOAD_OFFSET_MISMATCH). See docs/PROTOCOL.md section 8.
+   */
+  writeOffset: number;
 }
 
 export interface UploadModuleFileResponse {
   /** Where the uploaded file can be downloaded. */
+  url: string;
+  /** SHA-256 of the whole file as stored, lowercase hex. */
+  sha256: string;
+  /** Size of the whole file as stored. */
+  sizeBytes: number;
+}
+
+export interface GetModuleFileUploadRequest {
+  moduleFileInfo?: ModuleFileInfo | undefined;
+}
+
+/**
+ * What the service holds of one file's upload (in the spirit of
+ * google.bytestream's QueryWriteStatus).
+ */
+export interface GetModuleFileUploadResponse {
+  /**
+   * Bytes of an interrupted upload the service holds: a resumed stream
+   * sends write_offset = committed_bytes and the file from there. 0 when
+   * nothing is held (or the file is complete).
+   */
+  committedBytes: number;
+  /**
+   * When the held bytes are discarded if no stream continues them; absent
+   * when nothing is held.
+   */
+  expiresAt?:
+    | Date
+    | undefined;
+  /**
+   * The file is uploaded whole: nothing to resume (uploading it again is
+   * ALREADY_EXISTS); size_bytes, sha256 and url describe it.
+   */
+  complete: boolean;
+  sizeBytes: number;
+  sha256: string;
   url: string;
 }
 
@@ -923,8 +991,149 @@ export const ModuleFileInfo: MessageFns<ModuleFileInfo> = {
   },
 };
 
+function createBaseModuleFile(): ModuleFile {
+  return { platform: "", sizeBytes: 0, sha256: "", uploadedAt: undefined, url: "" };
+}
+
+export const ModuleFile: MessageFns<ModuleFile> = {
+  encode(message: ModuleFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.platform !== "") {
+      writer.uint32(10).string(message.platform);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(16).int64(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(26).string(message.sha256);
+    }
+    if (message.uploadedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.uploadedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(42).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModuleFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModuleFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.platform = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.uploadedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ModuleFile {
+    return {
+      platform: isSet(object.platform) ? globalThis.String(object.platform) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      uploadedAt: isSet(object.uploadedAt)
+        ? fromJsonTimestamp(object.uploadedAt)
+        : isSet(object.uploaded_at)
+        ? fromJsonTimestamp(object.uploaded_at)
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: ModuleFile): unknown {
+    const obj: any = {};
+    if (message.platform !== "") {
+      obj.platform = message.platform;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.uploadedAt !== undefined) {
+      obj.uploadedAt = message.uploadedAt.toISOString();
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ModuleFile>, I>>(base?: I): ModuleFile {
+    return ModuleFile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ModuleFile>, I>>(object: I): ModuleFile {
+    const message = createBaseModuleFile();
+    message.platform = object.platform ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.uploadedAt = object.uploadedAt ?? undefined;
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
 function createBaseModuleVersion(): ModuleVersion {
-  return { version: "", platforms: [], models: [], entrypoint: "", apps: [], uploadedAt: undefined };
+  return { version: "", platforms: [], models: [], entrypoint: "", apps: [], uploadedAt: undefined, files: [] };
 }
 
 export const ModuleVersion: MessageFns<ModuleVersion> = {
@@ -946,6 +1155,9 @@ export const ModuleVersion: MessageFns<ModuleVersion> = {
     }
     if (message.uploadedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.uploadedAt), writer.uint32(50).fork()).join();
+    }
+    for (const v of message.files) {
+      ModuleFile.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1011,6 +1223,14 @@ export const ModuleVersion: MessageFns<ModuleVersion> = {
             message.uploadedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.files.push(ModuleFile.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1037,6 +1257,7 @@ export const ModuleVersion: MessageFns<ModuleVersion> = {
         : isSet(object.uploaded_at)
         ? fromJsonTimestamp(object.uploaded_at)
         : undefined,
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => ModuleFile.fromJSON(e)) : [],
     };
   },
 
@@ -1060,6 +1281,9 @@ export const ModuleVersion: MessageFns<ModuleVersion> = {
     if (message.uploadedAt !== undefined) {
       obj.uploadedAt = message.uploadedAt.toISOString();
     }
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => ModuleFile.toJSON(e));
+    }
     return obj;
   },
 
@@ -1074,6 +1298,7 @@ export const ModuleVersion: MessageFns<ModuleVersion> = {
     message.entrypoint = object.entrypoint ?? "";
     message.apps = object.apps?.map((e) => App.fromPartial(e)) || [];
     message.uploadedAt = object.uploadedAt ?? undefined;
+    message.files = object.files?.map((e) => ModuleFile.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2809,7 +3034,7 @@ export const UpdateModuleResponse: MessageFns<UpdateModuleResponse> = {
 };
 
 function createBaseUploadModuleFileRequest(): UploadModuleFileRequest {
-  return { moduleFile: undefined };
+  return { moduleFile: undefined, writeOffset: 0 };
 }
 
 export const UploadModuleFileRequest: MessageFns<UploadModuleFileRequest> = {
@@ -2821,6 +3046,9 @@ export const UploadModuleFileRequest: MessageFns<UploadModuleFileRequest> = {
       case "file":
         writer.uint32(18).bytes(message.moduleFile.value);
         break;
+    }
+    if (message.writeOffset !== 0) {
+      writer.uint32(24).int64(message.writeOffset);
     }
     return writer;
   },
@@ -2854,6 +3082,14 @@ export const UploadModuleFileRequest: MessageFns<UploadModuleFileRequest> = {
             message.moduleFile = { $case: "file", value: Buffer.from(reader.bytes()) };
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.writeOffset = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2875,6 +3111,11 @@ export const UploadModuleFileRequest: MessageFns<UploadModuleFileRequest> = {
         : isSet(object.file)
         ? { $case: "file", value: Buffer.from(bytesFromBase64(object.file)) }
         : undefined,
+      writeOffset: isSet(object.writeOffset)
+        ? globalThis.Number(object.writeOffset)
+        : isSet(object.write_offset)
+        ? globalThis.Number(object.write_offset)
+        : 0,
     };
   },
 
@@ -2884,6 +3125,9 @@ export const UploadModuleFileRequest: MessageFns<UploadModuleFileRequest> = {
       obj.moduleFileInfo = ModuleFileInfo.toJSON(message.moduleFile.value);
     } else if (message.moduleFile?.$case === "file") {
       obj.file = base64FromBytes(message.moduleFile.value);
+    }
+    if (message.writeOffset !== 0) {
+      obj.writeOffset = Math.round(message.writeOffset);
     }
     return obj;
   },
@@ -2907,18 +3151,25 @@ export const UploadModuleFileRequest: MessageFns<UploadModuleFileRequest> = {
         break;
       }
     }
+    message.writeOffset = object.writeOffset ?? 0;
     return message;
   },
 };
 
 function createBaseUploadModuleFileResponse(): UploadModuleFileResponse {
-  return { url: "" };
+  return { url: "", sha256: "", sizeBytes: 0 };
 }
 
 export const UploadModuleFileResponse: MessageFns<UploadModuleFileResponse> = {
   encode(message: UploadModuleFileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.url !== "") {
       writer.uint32(10).string(message.url);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(18).string(message.sha256);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(24).int64(message.sizeBytes);
     }
     return writer;
   },
@@ -2944,6 +3195,22 @@ export const UploadModuleFileResponse: MessageFns<UploadModuleFileResponse> = {
             message.url = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2957,13 +3224,27 @@ export const UploadModuleFileResponse: MessageFns<UploadModuleFileResponse> = {
   },
 
   fromJSON(object: any): UploadModuleFileResponse {
-    return { url: isSet(object.url) ? globalThis.String(object.url) : "" };
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+    };
   },
 
   toJSON(message: UploadModuleFileResponse): unknown {
     const obj: any = {};
     if (message.url !== "") {
       obj.url = message.url;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
     }
     return obj;
   },
@@ -2973,6 +3254,244 @@ export const UploadModuleFileResponse: MessageFns<UploadModuleFileResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<UploadModuleFileResponse>, I>>(object: I): UploadModuleFileResponse {
     const message = createBaseUploadModuleFileResponse();
+    message.url = object.url ?? "";
+    message.sha256 = object.sha256 ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetModuleFileUploadRequest(): GetModuleFileUploadRequest {
+  return { moduleFileInfo: undefined };
+}
+
+export const GetModuleFileUploadRequest: MessageFns<GetModuleFileUploadRequest> = {
+  encode(message: GetModuleFileUploadRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.moduleFileInfo !== undefined) {
+      ModuleFileInfo.encode(message.moduleFileInfo, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetModuleFileUploadRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetModuleFileUploadRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.moduleFileInfo = ModuleFileInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetModuleFileUploadRequest {
+    return {
+      moduleFileInfo: isSet(object.moduleFileInfo)
+        ? ModuleFileInfo.fromJSON(object.moduleFileInfo)
+        : isSet(object.module_file_info)
+        ? ModuleFileInfo.fromJSON(object.module_file_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetModuleFileUploadRequest): unknown {
+    const obj: any = {};
+    if (message.moduleFileInfo !== undefined) {
+      obj.moduleFileInfo = ModuleFileInfo.toJSON(message.moduleFileInfo);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetModuleFileUploadRequest>, I>>(base?: I): GetModuleFileUploadRequest {
+    return GetModuleFileUploadRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetModuleFileUploadRequest>, I>>(object: I): GetModuleFileUploadRequest {
+    const message = createBaseGetModuleFileUploadRequest();
+    message.moduleFileInfo = (object.moduleFileInfo !== undefined && object.moduleFileInfo !== null)
+      ? ModuleFileInfo.fromPartial(object.moduleFileInfo)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetModuleFileUploadResponse(): GetModuleFileUploadResponse {
+  return { committedBytes: 0, expiresAt: undefined, complete: false, sizeBytes: 0, sha256: "", url: "" };
+}
+
+export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse> = {
+  encode(message: GetModuleFileUploadResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.committedBytes !== 0) {
+      writer.uint32(8).int64(message.committedBytes);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    if (message.complete !== false) {
+      writer.uint32(24).bool(message.complete);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(32).int64(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(42).string(message.sha256);
+    }
+    if (message.url !== "") {
+      writer.uint32(50).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetModuleFileUploadResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetModuleFileUploadResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.committedBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.complete = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetModuleFileUploadResponse {
+    return {
+      committedBytes: isSet(object.committedBytes)
+        ? globalThis.Number(object.committedBytes)
+        : isSet(object.committed_bytes)
+        ? globalThis.Number(object.committed_bytes)
+        : 0,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+      complete: isSet(object.complete) ? globalThis.Boolean(object.complete) : false,
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: GetModuleFileUploadResponse): unknown {
+    const obj: any = {};
+    if (message.committedBytes !== 0) {
+      obj.committedBytes = Math.round(message.committedBytes);
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    if (message.complete !== false) {
+      obj.complete = message.complete;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetModuleFileUploadResponse>, I>>(base?: I): GetModuleFileUploadResponse {
+    return GetModuleFileUploadResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetModuleFileUploadResponse>, I>>(object: I): GetModuleFileUploadResponse {
+    const message = createBaseGetModuleFileUploadResponse();
+    message.committedBytes = object.committedBytes ?? 0;
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.complete = object.complete ?? false;
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
     message.url = object.url ?? "";
     return message;
   },

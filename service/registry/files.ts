@@ -1,0 +1,97 @@
+/**
+ * The bytes of registry files in the data dir: `registry/files/<item>/<version>/<os>-<arch>` once
+ * complete, `registry/uploads/<item>_<version>_<os>-<arch>.part` while an upload is under way or
+ * waits to be resumed. An upload writes its chunks to the `.part` file as they arrive (memory stays
+ * flat whatever the size); the file's length is what the service holds of it (bytes arrive in
+ * order, so any length is a prefix of the file). Completing hashes the file from disk and renames
+ * it into place before its row is written: a file row always has its bytes.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export class RegistryFiles {
+  readonly #files: string;
+  readonly #uploads: string;
+
+  constructor(dataDir: string) {
+    this.#files = join(dataDir, 'registry', 'files');
+    this.#uploads = join(dataDir, 'registry', 'uploads');
+  }
+
+  path(itemId: string, version: string, platform: string): string {
+    return join(this.#files, itemId, version, platform.replace('/', '-'));
+  }
+
+  partPath(itemId: string, version: string, platform: string): string {
+    return join(this.#uploads, `${itemId}_${version}_${platform.replace('/', '-')}.part`);
+  }
+
+  /** Bytes an upload holds (0 when none). */
+  async held(itemId: string, version: string, platform: string): Promise<number> {
+    try {
+      return (await stat(this.partPath(itemId, version, platform))).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Open an upload's `.part` file to write from `offset` on (0: afresh), cutting off anything past it. */
+  async openPart(itemId: string, version: string, platform: string, offset: number): Promise<FileHandle> {
+    await mkdir(this.#uploads, { recursive: true, mode: 0o700 });
+    const handle = await open(this.partPath(itemId, version, platform), offset === 0 ? 'w' : 'r+', 0o600);
+    await handle.truncate(offset);
+    return handle;
+  }
+
+  /** SHA-256 of a file, read from disk in blocks. */
+  async sha256(path: string): Promise<string> {
+    const hash = createHash('sha256');
+    for await (const block of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(block as Buffer);
+    return hash.digest('hex');
+  }
+
+  /** Move a finished upload into place; answers the file's path. */
+  async complete(itemId: string, version: string, platform: string): Promise<string> {
+    const to = this.path(itemId, version, platform);
+    await mkdir(join(this.#files, itemId, version), { recursive: true, mode: 0o700 });
+    await rename(this.partPath(itemId, version, platform), to);
+    return to;
+  }
+
+  /** Write a whole file at once (the demo fleet's files). */
+  async put(itemId: string, version: string, platform: string, bytes: Uint8Array): Promise<void> {
+    await mkdir(join(this.#files, itemId, version), { recursive: true, mode: 0o700 });
+    const handle = await open(this.path(itemId, version, platform), 'w', 0o600);
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async dropPart(itemId: string, version: string, platform: string): Promise<void> {
+    await rm(this.partPath(itemId, version, platform), { force: true });
+  }
+
+  async dropFile(itemId: string, version: string, platform: string): Promise<void> {
+    await rm(this.path(itemId, version, platform), { force: true });
+  }
+
+  /** Every file of an item, its uploads included (a deleted item). */
+  async dropItem(itemId: string): Promise<void> {
+    await rm(join(this.#files, itemId), { recursive: true, force: true });
+    const parts = await readdir(this.#uploads).catch(() => [] as string[]);
+    await Promise.all(parts.filter((p) => p.startsWith(`${itemId}_`)).map((p) => rm(join(this.#uploads, p), { force: true })));
+  }
+
+  /** `.part` files no upload row names (left by a crash between writing and recording): removed. */
+  async dropStrays(keep: readonly { item_id: string; version: string; platform: string }[]): Promise<number> {
+    const wanted = new Set(keep.map((u) => this.partPath(u.item_id, u.version, u.platform)));
+    const parts = await readdir(this.#uploads).catch(() => [] as string[]);
+    const strays = parts.map((p) => join(this.#uploads, p)).filter((p) => !wanted.has(p));
+    await Promise.all(strays.map((p) => rm(p, { force: true })));
+    return strays.length;
+  }
+}
