@@ -38,6 +38,16 @@ async function module(name = fresh('mod'), org = orgId): Promise<string> {
   return moduleId;
 }
 
+/** GetModuleFileUpload once the service has taken in what was sent (a cut-off stream is noticed asynchronously). */
+async function heldEventually(info: { moduleId: string; version: string; platform: string }, expected: number) {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const held = await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info }, owner);
+    if (held.committedBytes === expected || Date.now() > until) return held;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const bytes = (n: number, seed = 1) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + seed) % 251));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const chunked = (b: Buffer, size = 64 * 1024) => Array.from({ length: Math.ceil(b.length / size) }, (_, i) => b.subarray(i * size, (i + 1) * size));
@@ -198,7 +208,7 @@ describe('UploadModuleFile', () => {
     });
     // Nothing listed, the bytes held.
     expect((await appCall(t, 'getModule', { moduleId }, owner)).module?.versions).toEqual([]);
-    const held = await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info }, owner);
+    const held = await heldEventually(info, 6 * 64 * 1024);
     expect(held).toMatchObject({ committedBytes: 6 * 64 * 1024, complete: false });
     expect(held.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
     // The wrong offset is refused, saying the right one.
@@ -219,7 +229,7 @@ describe('UploadModuleFile', () => {
       stream.write({ moduleFile: { $case: 'file', value: bytes(5000, 9) }, writeOffset: 0 });
       setTimeout(() => stream.cancel(), 200);
     });
-    expect((await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info }, owner)).committedBytes).toBe(5000);
+    expect((await heldEventually(info, 5000)).committedBytes).toBe(5000);
     const file = bytes(777, 3);
     expect(await uploadFile(t, info, [file], owner)).toMatchObject({ sizeBytes: 777, sha256: sha(file) });
   });
@@ -233,10 +243,10 @@ describe('UploadModuleFile', () => {
     older.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: 0 });
     older.write({ moduleFile: { $case: 'file', value: file.subarray(0, 1000) }, writeOffset: 0 });
     await new Promise((r) => setTimeout(r, 300));
-    const held = await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info }, owner);
+    const held = await heldEventually(info, 1000);
     expect(held.committedBytes).toBe(1000);
     expect(await uploadFile(t, info, [file.subarray(1000)], owner, { writeOffset: 1000 })).toMatchObject({ sizeBytes: 3000, sha256: sha(file) });
-    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && first === null; i++) await new Promise((r) => setTimeout(r, 50));
     expect(first).toMatchObject({ code: status.ABORTED });
   });
 
