@@ -341,14 +341,17 @@ export function createRegistryHandlers(
     }
     const path = await files.complete(itemId, version, platform);
     const sha256 = await files.sha256(path);
-    let row;
+    // The item may have been deleted while the file was uploading.
+    const row = store.find(itemId);
+    if (row === undefined) {
+      await files.dropFile(itemId, version, platform);
+      throw notFound(Reason.MODULE_NOT_FOUND, 'module', target.itemId, 'module_file_info.module_id');
+    }
     try {
-      row = store.row(itemId);
       store.addFile(row, version, platform, size, sha256, new Date(now()));
     } catch (e) {
       await files.dropFile(itemId, version, platform);
       if (e instanceof Error && /UNIQUE|PRIMARY/.test(e.message)) throw new FleetError(status.ALREADY_EXISTS, Reason.MODULE_FILE_EXISTS, `version ${version} of ${target.itemId} already has a file for ${platform}`);
-      if (e instanceof Error && /is missing/.test(e.message)) throw notFound(Reason.MODULE_NOT_FOUND, 'module', target.itemId, 'module_file_info.module_id');
       throw e;
     }
     return { url: store.fileUrl(row, version, platform), sha256, sizeBytes: size };

@@ -88,7 +88,12 @@ export class RegistryStore {
   ) {}
 
   row(id: string): ItemRow {
-    return present(this.db.prepare(`${SELECT} WHERE r.id = ?`).get(id) as ItemRow | undefined, `registry item ${id}`);
+    return present(this.find(id), `registry item ${id}`);
+  }
+
+  /** The item's row, or undefined when it was deleted (e.g. while one of its files was uploading). */
+  find(id: string): ItemRow | undefined {
+    return this.db.prepare(`${SELECT} WHERE r.id = ?`).get(id) as ItemRow | undefined;
   }
 
   /** The module's page in the registry. */
