@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { cacheJobs, READ_JOBS, STREAM_JOBS, streaming, type CacheJobName } from './jobs';
-import { indexPending } from '../logs/cache';
+import { indexPending, mergeIndexInSteps, mergeIndexStep } from '../logs/cache';
 
 interface Request {
   readonly id: number;
@@ -32,6 +32,10 @@ db.pragma('wal_autocheckpoint = 0');
 // Trees are read on a connection of their own: it sees the last committed fleet, never the half of
 // one that a streamed replacement has written so far.
 const reader = new Database(path, { fileMustExist: true, readonly: true });
+// Trees are a few MB read now and then: the default 16 MB page cache would only hold memory.
+reader.pragma('cache_size = -4000');
+
+mergeIndexInSteps(db);
 
 /** Writes that arrived while a streamed replacement was open: they run after it ends, in order. */
 const deferred: Request[] = [];
@@ -85,16 +89,22 @@ const INDEX_SLICE = 150;
 const BUSY_MS = 1_000;
 let indexing: NodeJS.Timeout | null = null;
 let lastAppendMs = 0;
+/** Steps alternate: a slice of pending lines, then a step of merging the index's segments (see mergeIndexInSteps). */
+let mergeNext = false;
 function indexLater(delayMs = 0): void {
   indexing ??= setTimeout(() => {
     indexing = null;
     if (streaming(db)) return; // the fleet's transaction is open; the next job schedules again
     try {
       const startedMs = performance.now();
-      const indexed = indexPending(db, INDEX_SLICE);
-      if (indexed > 0) db.pragma('wal_checkpoint(PASSIVE)');
+      const merging = mergeNext;
+      const worked = merging ? mergeIndexStep(db) : indexPending(db, INDEX_SLICE) > 0;
+      if (worked) db.pragma('wal_checkpoint(PASSIVE)');
       const tookMs = performance.now() - startedMs;
-      if (indexed > 0) indexLater(Date.now() - lastAppendMs < BUSY_MS ? 2 * tookMs : 0);
+      // After a slice, a merge step; after a merge step, a slice. With no lines pending and nothing
+      // to merge, indexing stops until the next append.
+      mergeNext = !merging;
+      if (worked || !merging) indexLater(Date.now() - lastAppendMs < BUSY_MS ? 2 * tookMs : 0);
     } catch (e) {
       port?.postMessage({ id: 0, ok: false, error: `indexing log lines failed: ${e instanceof Error ? e.message : String(e)}` });
     }

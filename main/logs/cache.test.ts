@@ -4,7 +4,7 @@ import { openCache } from '../cache/cache';
 import { cacheJobs } from '../cache/jobs';
 import { TailRobotPartLogsResponse } from '../../proto/gen/fleet/app/v1/logs';
 import { packMessages, unpackMessages } from './convert';
-import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
+import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, mergeIndexInSteps, mergeIndexStep, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
 
 const T0 = Date.parse('2026-11-24T10:00:00.000Z');
 const LEVELS: LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -28,6 +28,34 @@ describe('log cache', () => {
     // Another part may use the same entry ids.
     expect(insertLogs(db, 'p2', [entry(1)], 7)).toHaveLength(1);
     expect(logTotals(db).lines).toBe(5);
+  });
+
+  it('merges the index in steps of its own (none inside writes), and searches stay right', () => {
+    const build = (stepwise: boolean) => {
+      const db = openCache(':memory:');
+      if (stepwise) mergeIndexInSteps(db);
+      for (let slice = 0; slice < 40; slice++) {
+        insertLogs(db, 'p1', Array.from({ length: 20 }, (_, i) => entry(slice * 20 + i)), 1);
+        indexPending(db, 20);
+      }
+      return db;
+    };
+    const steps = (db: ReturnType<typeof build>) => {
+      let n = 0;
+      while (mergeIndexStep(db, 1)) n += 1;
+      return n;
+    };
+    // Merging in steps, the writes leave the merging to the steps (FTS5 left to itself does much of it inside the writes).
+    const db = build(true);
+    expect(db.prepare(`SELECT k, v FROM logs_fts_config WHERE k IN ('automerge', 'crisismerge') ORDER BY k`).all()).toEqual([
+      { k: 'automerge', v: 0 },
+      { k: 'crisismerge', v: 64 },
+    ]);
+    expect(steps(db)).toBeGreaterThan(steps(build(false)));
+    // Then a step says there is nothing more to do.
+    expect(mergeIndexStep(db, 50)).toBe(false);
+    expect(searchLogs(db, { ...all, text: 'Motor stalled' }, 1000, null).hits).toHaveLength(80);
+    expect(() => db.prepare(`INSERT INTO logs_fts (logs_fts) VALUES ('integrity-check')`).run()).not.toThrow();
   });
 
   it('identifies an entry by its content when the service gives no id', () => {

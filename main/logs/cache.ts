@@ -175,6 +175,35 @@ export function indexPending(db: CacheDb, limit: number): number {
   })();
 }
 
+/**
+ * FTS5 merges the index's segments itself: a little after every write (automerge) and, when a level
+ * has filled up, all at once (crisismerge). Each index slice commits a small segment, so at 20,000
+ * lines a second those all-at-once merges came every few seconds and held the worker 25–350 ms,
+ * and every tailed line behind them waited as long. The worker turns both off (crisismerge only
+ * far out, as a safety net) and merges in steps of its own between jobs (mergeIndexStep): the same
+ * work in total, none of it longer than ~15 ms. The settings live in the index's config table, so
+ * this is idempotent.
+ */
+export function mergeIndexInSteps(db: CacheDb): void {
+  db.prepare(`INSERT INTO logs_fts (logs_fts, rank) VALUES ('automerge', 0)`).run();
+  db.prepare(`INSERT INTO logs_fts (logs_fts, rank) VALUES ('crisismerge', 64)`).run();
+}
+
+/** Pages of merging per step: with 150-line slices this keeps up with indexing at ~15 ms a step at worst. */
+export const MERGE_PAGES = 200;
+
+/**
+ * One step of merging the full-text index's segments (about `pages` pages of work, only where a level
+ * has enough segments to merge). Answers whether it found work: FTS5 says so through
+ * total_changes(), which its 'merge' command raises by more than one only when it merged something.
+ */
+export function mergeIndexStep(db: CacheDb, pages = MERGE_PAGES): boolean {
+  const changes = db.prepare('SELECT total_changes()').pluck();
+  const before = changes.get() as number;
+  db.prepare(`INSERT INTO logs_fts (logs_fts, rank) VALUES ('merge', ?)`).run(pages);
+  return (changes.get() as number) - before > 1;
+}
+
 export function logTotals(db: CacheDb): { lines: number; bytes: number } {
   return db.prepare('SELECT lines, bytes FROM log_totals WHERE id = 1').get() as { lines: number; bytes: number };
 }

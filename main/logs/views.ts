@@ -20,7 +20,13 @@ import { keyOfTime, lineMatches, partSources, partSpan, readDetail, readLines, t
  * Lines sent with an update: the new ones, up to a screenful and more (a following view draws them
  * without asking); after a reset, that many of the newest.
  */
-const UPDATE_LINES = 200;
+const SCREEN_LINES = 200;
+/**
+ * At most this many new lines ride one update (the rest the renderer reads by position if it
+ * scrolls there). SCREEN_LINES; bench/log-tail raises it (FLEET_DESK_LOG_UPDATE_LINES) so that
+ * every new line rides its update and gets an exact latency, at the cost of more bytes per update.
+ */
+const UPDATE_LINES = Math.max(SCREEN_LINES, Number(process.env.FLEET_DESK_LOG_UPDATE_LINES) || 0);
 /** At most this many views stay open per profile; opening one more closes the least recently used. */
 export const MAX_VIEWS = 24;
 
@@ -187,8 +193,9 @@ export class LogViews {
       if (view.appended === 0 && !view.reset && view.evicted === 0) continue;
       const total = view.hi - view.lo;
       const movedFrom = view.reset || view.movedFrom === null ? null : Math.max(0, view.movedFrom - view.lo);
-      // The lines that changed (appended or moved), up to UPDATE_LINES of the newest; all of the newest after a reset.
-      const changed = view.reset || view.evicted > 0 ? UPDATE_LINES : Math.max(view.appended, movedFrom === null ? 0 : total - movedFrom);
+      // The lines that changed (appended or moved), up to UPDATE_LINES of the newest; at least a
+      // screenful of the newest after a reset or an eviction (positions shifted under the renderer's rows).
+      const changed = Math.max(view.reset || view.evicted > 0 ? SCREEN_LINES : 0, view.appended, movedFrom === null ? 0 : total - movedFrom);
       const linesFrom = Math.max(0, total - Math.min(UPDATE_LINES, changed));
       updates.push({
         viewId: view.id,
