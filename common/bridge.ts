@@ -12,12 +12,20 @@ export interface FleetBridge {
   invoke<K extends ChannelName>(channel: K, request: RequestOf<K>): Promise<Result<ResponseOf<K>>>;
   /** Listen to an event; returns the function that stops listening. */
   on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+  /**
+   * Where on disk a File the user dropped or picked is (Electron: webUtils.getPathForFile), so main
+   * can stream it without its bytes crossing the bridge; null in browser mode (the page then sends
+   * the file once to the backend's loopback endpoint) or for a file that is not on disk.
+   */
+  pathForFile(file: unknown): string | null;
 }
 
 /** How a bridge reaches main. Untyped on purpose: main validates everything that arrives. */
 export interface BridgeTransport {
   invoke(channel: string, request: unknown): Promise<unknown>;
   subscribe(event: string, listener: (payload: unknown) => void): () => void;
+  /** Electron only (see FleetBridge.pathForFile). */
+  pathForFile?(file: unknown): string;
 }
 
 /** The global the preload (or the browser-mode bootstrap) installs the bridge under. */
@@ -48,6 +56,14 @@ export function createBridge(transport: BridgeTransport): FleetBridge {
     on(event, listener) {
       if (!isEventName(event)) throw new TypeError(`Unknown bridge event "${String(event)}".`);
       return transport.subscribe(event, (payload) => listener(payload as Events[typeof event]));
+    },
+    pathForFile(file) {
+      if (!transport.pathForFile) return null;
+      try {
+        return transport.pathForFile(file) || null;
+      } catch {
+        return null; // not a File
+      }
     },
   };
   return Object.freeze(bridge);

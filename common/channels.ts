@@ -12,6 +12,7 @@ import { logsRequests, type LogsResponses } from './logs';
 import { machinesRequests, type MachinesResponses } from './machines';
 import { orgsRequests, type OrgsResponses } from './orgs';
 import { profilesRequests, type ProfilesResponses } from './profiles';
+import { registryRequests, type RegistryResponses } from './registry';
 import { uiRequests, type UiResponses } from './ui';
 
 /** The schema that main parses each channel's payload with before any handler sees it. */
@@ -23,6 +24,7 @@ export const requestSchemas = {
   ...locationsRequests,
   ...machinesRequests,
   ...logsRequests,
+  ...registryRequests,
   ...uiRequests,
 } as const;
 
@@ -34,6 +36,7 @@ export type Responses = ProfilesResponses &
   LocationsResponses &
   MachinesResponses &
   LogsResponses &
+  RegistryResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

@@ -8,6 +8,7 @@ import type { LogViewUpdate, TailStatuses } from './logs';
 import type { LivenessUpdate } from './machines';
 import type { OrgsSnapshot } from './orgs';
 import type { ProfilesState } from './profiles';
+import type { Upload } from './registry';
 
 export interface Events {
   /** The active profile's connection changed (connecting, online, offline, a new error). */
@@ -30,6 +31,8 @@ export interface Events {
   'logs.view': LogViewUpdate;
   /** How the tailed parts' streams are doing (live, reconnecting, their outages). */
   'logs.tails': TailStatuses;
+  /** The module upload queue: at once on a state change, at most 4 times a second with progress. */
+  'registry.uploads': readonly Upload[];
 }
 
 export type EventName = keyof Events;
@@ -43,6 +46,7 @@ const names = {
   'machines.liveness': true,
   'logs.view': true,
   'logs.tails': true,
+  'registry.uploads': true,
 } satisfies Record<EventName, true>;
 
 export const eventNames = Object.freeze(Object.keys(names)) as readonly EventName[];

@@ -12,13 +12,14 @@ const electron = vi.hoisted(() => {
     ipcRenderer: null as unknown as EventEmitter & { invoke: ReturnType<typeof vi.fn> },
     // Records by hand: the calls happen once, at import, before any test's mock bookkeeping.
     contextBridge: { exposeInMainWorld: (key: string, api: unknown) => void exposed.push([key, api]) },
+    webUtils: { getPathForFile: (file: unknown) => (file as { fakePath?: string }).fakePath ?? '' },
   };
 });
 
 vi.mock('electron', async () => {
   const { EventEmitter: Emitter } = await import('node:events');
   electron.ipcRenderer = Object.assign(new Emitter(), { invoke: vi.fn() });
-  return { contextBridge: electron.contextBridge, ipcRenderer: electron.ipcRenderer };
+  return { contextBridge: electron.contextBridge, ipcRenderer: electron.ipcRenderer, webUtils: electron.webUtils };
 });
 
 let bridge: FleetBridge;
@@ -31,11 +32,16 @@ beforeEach(() => {
 });
 
 describe('preload', () => {
-  it("exposes exactly { invoke, on } under 'fleet', frozen, and nothing else", () => {
+  it("exposes exactly { invoke, on, pathForFile } under 'fleet', frozen, and nothing else", () => {
     expect(electron.exposed.map(([key]) => key)).toEqual([BRIDGE_GLOBAL]);
     expect(BRIDGE_GLOBAL).toBe('fleet');
-    expect(Object.keys(bridge).sort()).toEqual(['invoke', 'on']);
+    expect(Object.keys(bridge).sort()).toEqual(['invoke', 'on', 'pathForFile']);
     expect(Object.isFrozen(bridge)).toBe(true);
+  });
+
+  it("answers a dropped file's path on disk (webUtils), and null for a file that is not on disk", () => {
+    expect(bridge.pathForFile({ fakePath: '/home/user/module.tar.gz' })).toBe('/home/user/module.tar.gz');
+    expect(bridge.pathForFile({})).toBeNull();
   });
 
   it('forwards a call to ipcRenderer.invoke on the bridge channel and returns its envelope', async () => {

@@ -4,7 +4,7 @@
  * used to send anything), not Node. Bundled to CommonJS requiring only 'electron' (a sandboxed
  * preload can require nothing else).
  */
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { BRIDGE_GLOBAL, createBridge, IPC_EVENT, IPC_INVOKE } from '../common/bridge';
 
 const bridge = createBridge({
@@ -18,6 +18,8 @@ const bridge = createBridge({
       ipcRenderer.removeListener(IPC_EVENT, handler);
     };
   },
+  // A dropped file's path, so main streams it from disk (File.path is gone since Electron 32).
+  pathForFile: (file) => webUtils.getPathForFile(file as File),
 });
 
 contextBridge.exposeInMainWorld(BRIDGE_GLOBAL, bridge);

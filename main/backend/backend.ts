@@ -16,6 +16,8 @@ import { locationsHandlers } from '../locations/handlers';
 import { machinesHandlers } from '../machines/handlers';
 import { LivenessWatcher } from '../machines/liveness';
 import { logsHandlers } from '../logs/handlers';
+import { registryHandlers } from '../registry/handlers';
+import { RegistryUploads } from '../registry/uploads';
 import { LogTails } from '../logs/tails';
 import { Downloads } from '../fs/downloads';
 import { fleetResource } from '../machines/sync';
@@ -43,9 +45,11 @@ export interface BackendOptions {
   /** Replaces the OS keychain (tests of the session-only fallback). */
   readonly keychain?: { store: SecretStore; status: KeychainStatus };
   /** Connection timing; defaults suit people, tests shorten them. */
-  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number; tailMaxQueuedBytes?: number; tailMaxWriteBytes?: number };
+  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number; tailMaxQueuedBytes?: number; tailMaxWriteBytes?: number; uploadRetryMinMs?: number; uploadRetryMaxMs?: number; uploadChunkBytes?: number };
   /** Asks where to save a file (the Electron shell's save dialog). Without it, exports are offered as downloads (browser mode). */
   readonly chooseSavePath?: (suggestedName: string) => Promise<string | null>;
+  /** Asks which files to open (the Electron shell's open dialog). Without it, the page picks files and sends them to the loopback server (browser mode). */
+  readonly chooseOpenPaths?: (options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>;
   /** The cache worker (out/main/cache-worker.js beside the main bundle); without it cache jobs run on the main thread. */
   readonly cacheWorker?: CacheWorkerOptions;
 }
@@ -62,6 +66,8 @@ export class Backend {
   readonly #lock: DataDirLock;
   readonly #liveness: LivenessWatcher;
   readonly #tails: LogTails;
+  /** The module upload queue; browser mode's server stages the page's files through it. */
+  readonly uploads: RegistryUploads;
   #closed = false;
 
   private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }, lock: DataDirLock) {
@@ -73,6 +79,14 @@ export class Backend {
     const connection = new Connection({ events, resources: [orgsResource(events), fleetResource(events, log)], log, cacheWorker: options.cacheWorker, ...options.timing });
     this.#liveness = new LivenessWatcher(connection, events, log, options.timing?.livenessMs);
     this.#tails = new LogTails(connection, events, log, { retryMinMs: options.timing?.tailRetryMinMs, retryMaxMs: options.timing?.tailRetryMaxMs, maxQueuedBytes: options.timing?.tailMaxQueuedBytes, maxWriteBytes: options.timing?.tailMaxWriteBytes });
+    this.uploads = new RegistryUploads(connection, events, {
+      profileDir: (id) => join(options.userDataDir, 'profiles', id),
+      stagingDir: join(options.userDataDir, 'staging'),
+      log,
+      retryMinMs: options.timing?.uploadRetryMinMs,
+      retryMaxMs: options.timing?.uploadRetryMaxMs,
+      chunkBytes: options.timing?.uploadChunkBytes,
+    });
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,
       execArgv: options.serviceExecArgv,
@@ -102,6 +116,7 @@ export class Backend {
       cachePath: (id) => join(options.userDataDir, 'profiles', id, 'cache.sqlite'),
       forgetKey: (id) => this.#keyStored.delete(id),
       chooseSavePath: options.chooseSavePath ?? null,
+      chooseOpenPaths: options.chooseOpenPaths ?? null,
       downloads: this.downloads,
       exportsDir: join(options.userDataDir, 'exports'),
     };
@@ -114,6 +129,7 @@ export class Backend {
       ...machinesHandlers(this.#ctx, this.#liveness),
       ...uiHandlers(this.#ctx),
       ...logsHandlers(this.#ctx, this.#tails),
+      ...registryHandlers(this.#ctx, this.uploads),
     };
   }
 
@@ -167,6 +183,7 @@ export class Backend {
     this.#closed = true;
     this.#liveness.stop();
     this.#tails.stop();
+    this.uploads.close();
     const released = this.#ctx.connection.close();
     try {
       await this.#ctx.localService.stop();

@@ -41,3 +41,15 @@ export async function write<T>(connection: Connection, what: string, fn: (client
     throw e;
   }
 }
+
+/** A read that only the service can answer (nothing of it is cached): offline, the error says so. */
+export async function online<T>(connection: Connection, what: string, fn: (client: FleetClient, cache: CacheDb, run: CacheRunner) => Promise<T>): Promise<T> {
+  try {
+    return await connection.use(fn);
+  } catch (e) {
+    if (e instanceof AppError && e.kind === 'offline') {
+      throw new AppError('offline', `Couldn't ${what}: ${e.message.replace(/\.$/, '')}. This is read from the service only; try again once it is back.`);
+    }
+    throw e;
+  }
+}

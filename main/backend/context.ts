@@ -17,6 +17,8 @@ export interface BackendContext {
   readonly log: (message: string) => void;
   /** Asks where to save a file (Electron's save dialog); null in browser mode, which offers a download instead. */
   readonly chooseSavePath: ((suggestedName: string) => Promise<string | null>) | null;
+  /** Asks which files to open (Electron's open dialog); null in browser mode, where the page picks files itself. */
+  readonly chooseOpenPaths: ((options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>) | null;
   /** Files offered for download in browser mode (exports). */
   readonly downloads: Downloads;
   /** Where browser mode writes exports before they are downloaded. */

@@ -4,8 +4,9 @@
  * UNAUTHENTICATED (the token expired or the service restarted with a new signing secret), and gives
  * every call a deadline so a hung service turns into an `offline` error instead of a frozen UI.
  */
-import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import type { TailRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
+import type { UploadModuleFileRequest, UploadModuleFileResponse } from '../../proto/gen/fleet/app/v1/registry';
 import { AppServiceClient, AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { AppError, fromServiceError, isServiceError } from '../backend/errors';
@@ -130,6 +131,29 @@ export class FleetClient {
       cancelled = true;
       call.cancel();
     };
+  }
+
+  /**
+   * Open an UploadModuleFile client stream (no deadline: a large file takes what it takes; a dead
+   * connection ends it through keepalive). The caller writes the messages and half-closes; `onEnd`
+   * is called once, with the service's answer or the raw ServiceError (the uploader decides what
+   * to retry by code and reason, so it is not turned into an AppError here). A refused token is
+   * forgotten, so the next stream signs in again.
+   */
+  async uploadStream(onEnd: (error: ServiceError | AppError | null, response: UploadModuleFileResponse | null) => void): Promise<ClientWritableStream<UploadModuleFileRequest>> {
+    const token = await this.#tokenFor('upload the file');
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    const method = AppServiceService.uploadModuleFile;
+    return this.app.makeClientStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, metadata, {}, (error: ServiceError | null, response?: UploadModuleFileResponse) => {
+      if (error?.code === status.UNAUTHENTICATED) this.#token = null;
+      onEnd(error, error ? null : (response ?? null));
+    });
+  }
+
+  /** What an AppError for a raw error of `uploadStream` reads like (same wording as every call's). */
+  errorOf(e: unknown, what: string): AppError {
+    return this.#toAppError(e, what);
   }
 
   close(): void {

@@ -108,6 +108,19 @@ describe('save dialog', () => {
   });
 });
 
+describe('open dialog', () => {
+  it('asks which module files to upload (several at once), and answers [] when the user cancels', async () => {
+    const { openBackend } = await started();
+    const { chooseOpenPaths } = (openBackend.mock.calls[0] as unknown as [{ chooseOpenPaths: (o: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]> }])[0];
+    fake.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: ['/home/user/a.tar.gz', '/home/user/b.tar.gz'] });
+    const filters = [{ name: 'Module archives', extensions: ['gz', 'tgz'] }];
+    expect(await chooseOpenPaths({ title: 'Upload module files', filters })).toEqual(['/home/user/a.tar.gz', '/home/user/b.tar.gz']);
+    expect(fake.dialog.showOpenDialog.mock.calls.at(-1)?.at(-1)).toMatchObject({ filters, properties: ['openFile', 'multiSelections'] });
+    fake.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
+    expect(await chooseOpenPaths({ title: 'x', filters })).toEqual([]);
+  });
+});
+
 describe('single instance', () => {
   it('a second instance quits without opening anything', async () => {
     fake.app.hasLock = false;

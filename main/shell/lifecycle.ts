@@ -35,6 +35,8 @@ export interface ShellBackendOptions {
   readonly log?: (message: string) => void;
   /** Asks where to save a file (log exports): the save dialog, over the app's window. */
   readonly chooseSavePath: (suggestedName: string) => Promise<string | null>;
+  /** Asks which files to open (module uploads): the open dialog, over the app's window; [] when cancelled. */
+  readonly chooseOpenPaths: (options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>;
 }
 
 export interface ShellPaths {
@@ -105,6 +107,12 @@ export function runShell(options: ShellOptions): boolean {
         const options = { title: 'Export logs', defaultPath: join(app.getPath('downloads'), suggestedName), properties: ['createDirectory' as const, 'showOverwriteConfirmation' as const] };
         const answer = parent ? await dialog.showSaveDialog(parent, options) : await dialog.showSaveDialog(options);
         return answer.canceled || !answer.filePath ? null : answer.filePath;
+      },
+      chooseOpenPaths: async ({ title, filters }) => {
+        const parent = [...windows].find((w) => !w.isDestroyed());
+        const options = { title, filters, properties: ['openFile' as const, 'multiSelections' as const] };
+        const answer = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+        return answer.canceled ? [] : answer.filePaths;
       },
     }),
   );

@@ -24,10 +24,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import sirv from 'sirv';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
+import { MAX_MODULE_FILE_BYTES } from '../../common/registry';
 import type { EventBus } from '../backend/events';
 import type { Downloads } from '../fs/downloads';
 import { createRouter, type Handlers } from '../backend/router';
@@ -47,6 +48,12 @@ export interface WebServerOptions {
   readonly token?: string;
   /** Files offered for download (log exports), served once at /downloads/<token> to the page's session. */
   readonly downloads?: Downloads;
+  /**
+   * Browser mode's way in for a module file the page picked or had dropped on it: `POST /uploads?name=`
+   * with the file as the body, from the page's own session and origin. The backend keeps it aside
+   * (RegistryUploads.stage) and answers its staged id, which `registry.upload` then names.
+   */
+  readonly stageUpload?: (fileName: string, body: Readable, sizeBytes: number) => Promise<{ stagedId: string; fileName: string }>;
 }
 
 export interface WebServer {
@@ -209,6 +216,37 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   };
 
+  /** A module file from the page, streamed to disk (never held in memory), for the page's own session and origin only. */
+  const serveStage = (req: IncomingMessage, res: ServerResponse, url: URL, stage: NonNullable<WebServerOptions['stageUpload']>): void => {
+    // A refusal closes the connection after answering: the body it did not read is not waited for.
+    const json = (code: number, body: unknown): void => {
+      res.writeHead(code, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...(code === 200 ? {} : { Connection: 'close' }) }).end(JSON.stringify(body));
+    };
+    // The session cookie is SameSite=Strict and the Origin must be the page's own: another site cannot post here.
+    if (!hasSession(req) || !allowedOrigin(req.headers.origin)) {
+      json(403, { error: 'Uploads are taken only from the app page.' });
+      return;
+    }
+    const length = Number(req.headers['content-length']);
+    if (!Number.isSafeInteger(length) || length <= 0) {
+      json(411, { error: 'Send the file with its length (Content-Length).' });
+      return;
+    }
+    if (length > MAX_MODULE_FILE_BYTES) {
+      json(413, { error: `The file is ${(length / 1024 / 1024).toFixed(0)} MiB; the registry takes files of at most ${MAX_MODULE_FILE_BYTES / 1024 / 1024} MiB.` });
+      return;
+    }
+    const name = (url.searchParams.get('name') ?? '').slice(0, 300) || 'module.tar.gz';
+    stage(name, req, length).then(
+      (staged) => json(200, staged),
+      (e: unknown) => {
+        const message = e instanceof Error ? e.message : String(e);
+        log(`web: staging an upload failed: ${message}`);
+        if (!res.headersSent) json(400, { error: message });
+      },
+    );
+  };
+
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
     if (!hostAllowed(req)) {
@@ -218,6 +256,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const url = parseTarget(req.url);
     if (url === null) {
       plain(res, 400, 'Bad request');
+      return;
+    }
+    if (url.pathname === '/uploads' && options.stageUpload) {
+      if (req.method !== 'POST') {
+        res.writeHead(405, { Allow: 'POST' }).end();
+        return;
+      }
+      serveStage(req, res, url, options.stageUpload);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -4,7 +4,7 @@
  * Requests are written on raw TCP sockets where a client library would normalise them first.
  */
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log("app");');
   // What a traversal would be after: a file beside the renderer folder.
   writeFileSync(join(dir.path, 'secret.txt'), SECRET);
-  server = await startWebServer({ handlers: app.backend.handlers, events: app.backend.events, rendererDir, token: TOKEN, log: (m) => logs.push(m) });
+  server = await startWebServer({ handlers: app.backend.handlers, events: app.backend.events, rendererDir, token: TOKEN, log: (m) => logs.push(m), stageUpload: (name, body, size) => app.backend.uploads.stage(name, body, size) });
   const first = await fetch(server.url);
   expect(first.status).toBe(200);
   cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -64,6 +64,41 @@ const get = (target: string, extra = '') => raw(`GET ${target} HTTP/1.1\r\nHost:
 async function stillServing(): Promise<void> {
   expect((await fetch(`${server.origin}/`, { headers: { cookie } })).status).toBe(200);
 }
+
+describe('the upload staging endpoint (browser mode)', () => {
+  const post = (headers: Record<string, string>, body: Uint8Array<ArrayBuffer>, name = 'mod-1.0.0-linux-amd64.tar.gz') =>
+    fetch(`${server.origin}/uploads?name=${encodeURIComponent(name)}`, { method: 'POST', headers, body: new Blob([body]) });
+
+  it("takes a file from the page's own session and origin, streams it to disk, and answers its staged id", async () => {
+    const bytes = new Uint8Array(300_000).map((_, i) => i % 251);
+    const response = await post({ cookie, origin: server.origin, 'content-type': 'application/octet-stream' }, bytes);
+    expect(response.status).toBe(200);
+    const staged = (await response.json()) as { stagedId: string; fileName: string };
+    expect(staged.fileName).toBe('mod-1.0.0-linux-amd64.tar.gz');
+    const resolved = app.backend.uploads.resolveSource({ stagedId: staged.stagedId });
+    expect(new Uint8Array(readFileSync(resolved.path))).toEqual(bytes);
+  });
+
+  it('refuses another origin, no session, a wrong method, and a body over the bound, without staging anything', async () => {
+    const bytes = new Uint8Array(10);
+    expect((await post({ origin: server.origin }, bytes)).status).toBe(403);
+    expect((await post({ cookie, origin: 'http://evil.example' }, bytes)).status).toBe(403);
+    expect((await fetch(`${server.origin}/uploads`, { headers: { cookie } })).status).toBe(405);
+    const huge = await raw(
+      `POST /uploads?name=x.tar.gz HTTP/1.1\r\nHost: ${new URL(server.origin).host}\r\nOrigin: ${server.origin}\r\nCookie: ${cookie}\r\nContent-Length: ${600 * 1024 * 1024}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.text).toContain('512 MiB');
+    await stillServing();
+  });
+
+  it('keeps only the base name of what the page calls the file', async () => {
+    const response = await post({ cookie, origin: server.origin }, new Uint8Array(5), '../../etc/passwd');
+    const staged = (await response.json()) as { stagedId: string; fileName: string };
+    expect(staged.fileName).toBe('passwd');
+    expect(app.backend.uploads.resolveSource({ stagedId: staged.stagedId }).path.startsWith(join(dir.path, 'user-data', 'staging'))).toBe(true);
+  });
+});
 
 describe('request targets that are no URL', () => {
   it('answers `GET //[` with 400 and keeps serving', async () => {

@@ -327,7 +327,9 @@ function createFake() {
       buildFromTemplate: vi.fn((template: unknown[]) => ({ template })),
       setApplicationMenu: vi.fn(),
     },
-    dialog: { showErrorBox: vi.fn(), showSaveDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePath?: string }> => ({ canceled: true })) },
+    dialog: { showErrorBox: vi.fn(), showSaveDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePath?: string }> => ({ canceled: true })),
+      showOpenDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePaths: string[] }> => ({ canceled: true, filePaths: [] })),
+    },
     protocol: new FakeProtocol(),
     utilityProcess: {
       /** Run forked entries in real node children (see FakeUtilityProcess). */

@@ -54,6 +54,6 @@ describe('the bundled preload', () => {
     const module = { exports: {} };
     compileFunction(code, ['require', 'module', 'exports'])(sandboxRequire, module, module.exports);
     expect(exposed.map(([key]) => key)).toEqual(['fleet']);
-    expect(Object.keys(exposed[0]?.[1] ?? {}).sort()).toEqual(['invoke', 'on']);
+    expect(Object.keys(exposed[0]?.[1] ?? {}).sort()).toEqual(['invoke', 'on', 'pathForFile']);
   });
 });

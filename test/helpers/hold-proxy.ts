@@ -10,6 +10,8 @@ export interface HoldProxy {
   hold(): void;
   /** Forward everything held, and stop holding. */
   release(): void;
+  /** Drop every connection now (what was held is lost): a network break. New connections go through. */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,12 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
         const upstream = (client as Socket & { upstream?: Socket }).upstream;
         for (const chunk of chunks.splice(0)) upstream?.write(chunk);
       }
+    },
+    cut: () => {
+      held = false;
+      for (const socket of pairs) socket.destroy();
+      pairs.clear();
+      queues.clear();
     },
     close: async () => {
       for (const socket of pairs) socket.destroy();

@@ -16,7 +16,7 @@ if (!userDataDir || !rendererDir || !token) throw new Error('usage: web-server-c
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 const backend = await Backend.open({ userDataDir, serviceEntry, serviceExecArgv, log });
-const server = await startWebServer({ handlers: backend.handlers, events: backend.events, rendererDir, token, log });
+const server = await startWebServer({ handlers: backend.handlers, events: backend.events, rendererDir, token, log, downloads: backend.downloads, stageUpload: (name, body, size) => backend.uploads.stage(name, body, size) });
 process.stdout.write(`${JSON.stringify({ origin: server.origin, url: server.url })}\n`);
 process.on('SIGTERM', () => {
   void Promise.allSettled([server.close(), backend.close()]).then(() => process.exit(0));

@@ -2,6 +2,7 @@ import type { ConnectionState } from '../../../../common/connection';
 import type { LocalServiceState } from '../../../../common/local-service';
 import type { Organization, OrgsSnapshot } from '../../../../common/orgs';
 import type { ProfileView, ProfilesState } from '../../../../common/profiles';
+import type { Module, RegistryItem, Upload } from '../../../../common/registry';
 
 export const localProfile: ProfileView = {
   id: 'local',
@@ -65,4 +66,64 @@ export function org(id: string, name: string, overrides: Partial<Organization> =
 
 export function orgsSnapshot(orgs: readonly Organization[], syncedAt: string | null = '2026-11-22T14:02:00.000Z'): OrgsSnapshot {
   return { orgs, syncedAt };
+}
+
+export function registryItem(name: string, overrides: Partial<RegistryItem> = {}): RegistryItem {
+  return {
+    id: `acme:${name}`,
+    orgId: 'org-acme',
+    publicNamespace: 'acme',
+    name,
+    type: 'module',
+    visibility: 'private',
+    status: 'in_development',
+    description: `The ${name} module.`,
+    url: '',
+    platforms: [],
+    markdown: null,
+    createdAt: '2026-11-01T10:00:00.000Z',
+    updatedAt: '2026-11-01T10:00:00.000Z',
+    totalRobotUsage: 0,
+    ...overrides,
+  };
+}
+
+export function registryModule(name: string, overrides: Partial<Module> = {}): Module {
+  return {
+    id: `acme:${name}`,
+    name,
+    orgId: 'org-acme',
+    url: '',
+    description: '',
+    models: [],
+    entrypoint: 'run.sh',
+    visibility: 'private',
+    versions: [],
+    apps: [],
+    firstRun: '',
+    createdAt: '2026-11-01T10:00:00.000Z',
+    updatedAt: '2026-11-01T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export function upload(id: string, overrides: Partial<Upload> = {}): Upload {
+  return {
+    id,
+    moduleId: 'acme:stepper',
+    version: '1.0.0',
+    platform: 'linux/amd64',
+    fileName: 'stepper.tar.gz',
+    sizeBytes: 1000,
+    sentBytes: 0,
+    resumedFrom: 0,
+    state: 'queued',
+    bytesPerSecond: null,
+    secondsLeft: null,
+    error: null,
+    result: null,
+    createdAt: '2026-11-01T10:00:00.000Z',
+    finishedAt: null,
+    ...overrides,
+  };
 }

@@ -1,0 +1,657 @@
+/**
+ * The module upload queue: files go one at a time (each gets the link's whole speed), streamed
+ * from disk by main in chunks (UploadModuleFile, a client stream) — the bytes never pass through
+ * the renderer, and memory stays flat whatever the file's size (the stream's backpressure bounds
+ * what is read ahead to a few chunks).
+ *
+ * Resuming (docs/PROTOCOL.md section 8): before every attempt the queue asks the service what it
+ * holds of the file (GetModuleFileUpload) and sends only the rest (`write_offset`), hashing the held
+ * prefix from disk so the SHA-256 the service records can be checked against the file's. An attempt
+ * that breaks (the service restarts, the network goes) waits and tries again by itself — at once
+ * when the connection comes back — so at most what was in flight is sent twice. The queue is kept
+ * per profile in `uploads.json` beside the profile's cache (written whole, then renamed: never
+ * half-written), so uploads under way when the app quit resume when it starts again.
+ *
+ * Browser mode has no paths to give: the page sends a file once to the backend's loopback endpoint
+ * (main/web/server.ts), which stages it here; from there it is uploaded like any file on disk.
+ */
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { status, type ServiceError } from '@grpc/grpc-js';
+import type { ConnectionState } from '../../common/connection';
+import { MAX_MODULE_FILE_BYTES, type Upload, type UploadSource, type UploadState } from '../../common/registry';
+import type { Connection } from '../connection/connection';
+import type { EventBus } from '../backend/events';
+import { AppError, isServiceError } from '../backend/errors';
+import type { FleetClient } from '../grpc/client';
+import { quickCheck } from './inspect';
+
+/**
+ * Bytes per message: the most PROTOCOL.md allows. What a break loses is what was on its way (HTTP/2
+ * windows, socket buffers, the service's read buffer): measured at 0.5–0.8 MiB whatever the chunk
+ * size, so 1 MiB chunks resend at most one chunk, where 64 KiB ones resent nine; and fewer messages
+ * cost less per byte.
+ */
+export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
+/** Chunks handed to the stream and not yet passed on to the transport, at most. */
+const MAX_OUTSTANDING_CHUNKS = 4;
+/** An attempt that moves no byte for this long is given up and tried again (a half-dead connection). */
+const STALL_MS = 30_000;
+/** Progress is pushed at most this often (state changes at once). */
+const PROGRESS_MS = 250;
+/** Speed is measured over this window. */
+const SPEED_WINDOW_MS = 3_000;
+/** Attempts in a row that moved nothing before an upload is marked failed (the service stays up but refuses). */
+const MAX_FRUITLESS_ATTEMPTS = 6;
+/** A staged file (browser mode) nothing refers to is deleted after this long. */
+const STAGED_TTL_MS = 24 * 3600_000;
+const QUEUE_FILE = 'uploads.json';
+const ERROR_REASON_KEY = 'fleet-error-reason';
+
+export interface UploadsOptions {
+  /** Where a profile's files live (its uploads.json). */
+  readonly profileDir: (profileId: string) => string;
+  /** Where browser mode stages the files the page sends. */
+  readonly stagingDir: string;
+  readonly log: (message: string) => void;
+  readonly chunkBytes?: number;
+  readonly retryMinMs?: number;
+  readonly retryMaxMs?: number;
+}
+
+interface Entry {
+  id: string;
+  moduleId: string;
+  version: string;
+  platform: string;
+  fileName: string;
+  /** The file on disk (a staged copy in browser mode). */
+  path: string;
+  stagedId: string | null;
+  sizeBytes: number;
+  state: UploadState;
+  sentBytes: number;
+  resumedFrom: number;
+  error: { kind: string; message: string } | null;
+  result: { url: string; sha256: string; sizeBytes: number } | null;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+interface Attempt {
+  readonly entry: Entry;
+  cancel: (() => void) | null;
+  cancelled: boolean;
+  /** (ms, sentBytes) samples for the speed. */
+  samples: { ms: number; bytes: number }[];
+}
+
+/** What the bench and tests read: a resend shows as more bytes than the file's. */
+export interface UploadStats {
+  /** Bytes handed to streams (call.write), in all. */
+  bytesWritten: number;
+  /** Bytes the streams passed on to the HTTP/2 transport (their write callbacks), in all. */
+  bytesSent: number;
+  attempts: number;
+}
+
+export class RegistryUploads {
+  readonly #connection: Connection;
+  readonly #events: EventBus;
+  readonly #options: UploadsOptions;
+  readonly #chunk: number;
+  readonly #staged = new Map<string, { path: string; fileName: string }>();
+  #profileId: string | null = null;
+  #entries: Entry[] = [];
+  #attempt: Attempt | null = null;
+  #retryTimer: NodeJS.Timeout | null = null;
+  #fruitless = 0;
+  #lastEmitMs = 0;
+  #emitTimer: NodeJS.Timeout | null = null;
+  #closed = false;
+  readonly #unsubscribe: () => void;
+  readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0 };
+
+  constructor(connection: Connection, events: EventBus, options: UploadsOptions) {
+    this.#connection = connection;
+    this.#events = events;
+    this.#options = options;
+    this.#chunk = options.chunkBytes ?? UPLOAD_CHUNK_BYTES;
+    mkdirSync(options.stagingDir, { recursive: true, mode: 0o700 });
+    this.#sweepStaged();
+    this.#unsubscribe = events.subscribe((event, payload) => {
+      if (event === 'connection.changed') this.#onConnection(payload as ConnectionState);
+    });
+  }
+
+  // --- the bridge's operations ---
+
+  list(): Upload[] {
+    return this.#entries.map((e) => this.#view(e));
+  }
+
+  /** Resolve an upload source to a file on disk (a path is taken as given; a staged id must be one this run staged or kept). */
+  resolveSource(source: UploadSource): { path: string; fileName: string } {
+    if ('path' in source) return { path: source.path, fileName: basename(source.path) };
+    const staged = this.#staged.get(source.stagedId) ?? this.#stagedOnDisk(source.stagedId);
+    if (!staged) throw new AppError('not-found', 'That file is no longer staged for upload: drop it on the page again.');
+    return staged;
+  }
+
+  async add(request: { moduleId: string; version: string; platform: string; source: UploadSource }): Promise<Upload> {
+    const profileId = this.#profileId ?? this.#connection.current()?.profileId ?? null;
+    if (!profileId) throw new AppError('not-found', 'No profile is active.');
+    this.#ensureProfile(profileId);
+    const { path, fileName } = this.resolveSource(request.source);
+    // registry.inspect looked into the archive already; here only what may have changed since.
+    const candidate = await quickCheck(path, fileName);
+    if (candidate.problem) throw new AppError('invalid', candidate.problem);
+    const same = this.#entries.find((e) => e.moduleId === request.moduleId && e.version === request.version && e.platform === request.platform && !isEnded(e.state));
+    if (same) throw new AppError('conflict', `${same.fileName} is already queued as ${request.version} for ${request.platform}: cancel it first to send another file.`);
+    const entry: Entry = {
+      id: randomBytes(9).toString('base64url'),
+      moduleId: request.moduleId,
+      version: request.version,
+      platform: request.platform,
+      fileName,
+      path,
+      stagedId: 'stagedId' in request.source ? request.source.stagedId : null,
+      sizeBytes: candidate.sizeBytes,
+      state: 'queued',
+      sentBytes: 0,
+      resumedFrom: 0,
+      error: null,
+      result: null,
+      createdAt: new Date().toISOString(),
+      finishedAt: null,
+    };
+    this.#entries.push(entry);
+    this.#changed(true);
+    this.#pump();
+    return this.#view(entry);
+  }
+
+  /** Stop an upload now; the service keeps what it received, so a retry resumes. */
+  cancel(uploadId: string): Upload {
+    const entry = this.#get(uploadId);
+    if (isEnded(entry.state)) return this.#view(entry);
+    this.#end(entry, 'cancelled', null);
+    if (this.#attempt?.entry === entry) {
+      this.#attempt.cancelled = true;
+      this.#attempt.cancel?.();
+    }
+    this.#pump();
+    return this.#view(entry);
+  }
+
+  retry(uploadId: string): Upload {
+    const entry = this.#get(uploadId);
+    if (entry.state !== 'failed' && entry.state !== 'cancelled') throw new AppError('conflict', `The upload of ${entry.fileName} is ${entry.state}: only a failed or cancelled one can be retried.`);
+    const active = this.#entries.find((e) => e !== entry && e.moduleId === entry.moduleId && e.version === entry.version && e.platform === entry.platform && !isEnded(e.state));
+    if (active) throw new AppError('conflict', `${active.fileName} is already queued as ${entry.version} for ${entry.platform}.`);
+    entry.state = 'queued';
+    entry.error = null;
+    entry.finishedAt = null;
+    this.#fruitless = 0;
+    this.#changed(true);
+    this.#pump();
+    return this.#view(entry);
+  }
+
+  remove(uploadId: string): null {
+    const entry = this.#get(uploadId);
+    if (!isEnded(entry.state)) throw new AppError('conflict', `The upload of ${entry.fileName} is still ${entry.state}: cancel it first.`);
+    this.#entries = this.#entries.filter((e) => e !== entry);
+    this.#dropStaged(entry);
+    this.#changed(true);
+    return null;
+  }
+
+  /**
+   * Browser mode: keep a file the page sent (its request body) for uploading. Answers its staged id.
+   * The body is written aside and renamed into place only once whole, and never more than the
+   * service's bound: a larger one is cut off with a clear error.
+   */
+  async stage(fileName: string, body: Readable, expectedBytes?: number): Promise<{ stagedId: string; fileName: string }> {
+    const stagedId = randomBytes(18).toString('base64url');
+    const safeName = basename(fileName).replace(/[^\w.+-]+/g, '_').slice(0, 200) || 'module.tar.gz';
+    const path = join(this.#options.stagingDir, stagedId);
+    const part = `${path}.part`;
+    let size = 0;
+    try {
+      await pipeline(
+        body,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            size += chunk.length;
+            if (size > MAX_MODULE_FILE_BYTES) throw new AppError('invalid', `${safeName} is over ${MAX_MODULE_FILE_BYTES / 1024 / 1024} MiB, the largest file the registry takes.`);
+            yield chunk;
+          }
+        },
+        createWriteStream(part, { mode: 0o600 }),
+      );
+      if (expectedBytes !== undefined && size !== expectedBytes) throw new AppError('invalid', `${safeName} arrived incomplete (${size} of ${expectedBytes} bytes): add it again.`);
+      writeFileSync(`${path}.json`, JSON.stringify({ fileName: safeName }), { mode: 0o600 });
+      renameSync(part, path);
+    } catch (e) {
+      rmSync(part, { force: true });
+      throw e;
+    }
+    this.#staged.set(stagedId, { path, fileName: safeName });
+    return { stagedId, fileName: safeName };
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#unsubscribe();
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    if (this.#emitTimer) clearTimeout(this.#emitTimer);
+    if (this.#attempt) {
+      // Not a cancel: the upload stays queued in uploads.json and resumes next start.
+      this.#attempt.cancelled = true;
+      this.#attempt.cancel?.();
+    }
+  }
+
+  // --- profiles ---
+
+  #onConnection(state: ConnectionState): void {
+    if (state.profileId && state.profileId !== this.#profileId) this.#ensureProfile(state.profileId);
+    // Back online: a waiting upload goes now, not at its backoff's end.
+    if (state.status === 'online' && !this.#attempt) this.#resume();
+  }
+
+  /** Waiting uploads are queued again (in their order) and the queue goes on. */
+  #resume(): void {
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    let any = false;
+    for (const e of this.#entries) {
+      if (e.state !== 'waiting') continue;
+      e.state = 'queued';
+      any = true;
+    }
+    if (any) this.#changed(true);
+    this.#pump();
+  }
+
+  #ensureProfile(profileId: string): void {
+    if (this.#profileId === profileId) return;
+    if (this.#attempt) {
+      // Another profile is now active: this one's upload stops where it is and resumes when it is active again.
+      const attempt = this.#attempt;
+      attempt.cancelled = true;
+      attempt.cancel?.();
+      if (!isEnded(attempt.entry.state)) attempt.entry.state = 'queued';
+      this.#save();
+    }
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    this.#profileId = profileId;
+    this.#entries = this.#load(profileId);
+    this.#fruitless = 0;
+    this.#changed(false);
+    this.#pump();
+  }
+
+  #queueFile(profileId: string): string {
+    return join(this.#options.profileDir(profileId), QUEUE_FILE);
+  }
+
+  #load(profileId: string): Entry[] {
+    const file = this.#queueFile(profileId);
+    if (!existsSync(file)) return [];
+    try {
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as Entry[];
+      if (!Array.isArray(stored)) return [];
+      // What was under way when the app stopped goes on (resuming from what the service holds).
+      return stored.map((e) => ({ ...e, state: e.state === 'uploading' || e.state === 'waiting' ? 'queued' : e.state }));
+    } catch (e) {
+      this.#options.log(`registry: the upload queue ${file} could not be read (${e instanceof Error ? e.message : String(e)}); starting an empty one`);
+      return [];
+    }
+  }
+
+  #save(): void {
+    if (!this.#profileId) return;
+    const file = this.#queueFile(this.#profileId);
+    try {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      const temp = `${file}.${process.pid}.tmp`;
+      writeFileSync(temp, JSON.stringify(this.#entries), { mode: 0o600 });
+      renameSync(temp, file);
+    } catch (e) {
+      this.#options.log(`registry: the upload queue could not be saved (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+
+  // --- running ---
+
+  #pump(): void {
+    if (this.#attempt || this.#closed) return;
+    // While an upload waits out a break, the queue waits with it (what broke it most likely breaks the next too).
+    if (this.#entries.some((e) => e.state === 'waiting')) return;
+    const next = this.#entries.find((e) => e.state === 'queued');
+    if (!next) return;
+    const attempt: Attempt = { entry: next, cancel: null, cancelled: false, samples: [] };
+    this.#attempt = attempt;
+    void this.#run(attempt)
+      .catch((e: unknown) => this.#failed(attempt, e))
+      .finally(() => {
+        if (this.#attempt === attempt) this.#attempt = null;
+        this.#pump();
+      });
+  }
+
+  async #run(attempt: Attempt): Promise<void> {
+    const { entry } = attempt;
+    const current = this.#connection.current();
+    const client = current?.client;
+    if (!client || current.profileId !== this.#profileId) {
+      const why = (this.#connection.state.error?.message ?? 'The service cannot be reached').replace(/\.$/, '');
+      this.#wait(attempt, new AppError('offline', `${why}. The upload goes on once the service is reachable.`));
+      return;
+    }
+    entry.state = 'uploading';
+    entry.error = null;
+    this.#changed(true);
+    this.stats.attempts += 1;
+
+    const size = (await stat(entry.path).catch(() => null))?.size;
+    if (size === undefined) throw new AppError('not-found', `${entry.fileName} is no longer at ${entry.path}.`);
+    if (size !== entry.sizeBytes) throw new AppError('conflict', `${entry.fileName} changed since it was queued (${entry.sizeBytes} bytes then, ${size} now): add it again.`);
+    const info = { moduleId: entry.moduleId, version: entry.version, platform: entry.platform };
+
+    const held = await client.call('check the upload', client.app.getModuleFileUpload, { moduleFileInfo: info });
+    if (attempt.cancelled) return;
+    if (held.complete) {
+      // Finished before (the app stopped before it heard): done, if the service holds this very file.
+      const sha256 = await this.#hash(attempt, 0, size);
+      if (attempt.cancelled) return;
+      if (sha256 === held.sha256 && size === held.sizeBytes) return this.#done(attempt, { url: held.url, sha256, sizeBytes: size });
+      throw new AppError('conflict', `Version ${entry.version} already has a different file for ${entry.platform} (uploaded files never change): upload this one as a new version.`);
+    }
+    const offset = held.committedBytes > 0 && held.committedBytes <= size ? held.committedBytes : 0;
+    entry.resumedFrom = offset;
+    entry.sentBytes = offset;
+    this.#changed(true);
+
+    const hash = createHash('sha256');
+    if (offset > 0) await this.#hash(attempt, 0, offset, hash);
+    if (attempt.cancelled) return;
+
+    const answer = await this.#stream(attempt, client, info, offset, size, hash);
+    if (attempt.cancelled || !answer) return;
+    const sha256 = hash.digest('hex');
+    if (answer.sha256 !== sha256 || answer.sizeBytes !== size) {
+      throw new AppError('internal', `The service recorded ${answer.sizeBytes} bytes with SHA-256 ${answer.sha256.slice(0, 12)}…, but the file is ${size} bytes with ${sha256.slice(0, 12)}…: the stored file is not this one. Delete the version's file on the service and upload it again.`);
+    }
+    this.#done(attempt, { url: answer.url, sha256, sizeBytes: size });
+  }
+
+  /** One UploadModuleFile stream from `offset`: resolves with the service's answer, or null when cancelled. */
+  #stream(attempt: Attempt, client: FleetClient, info: { moduleId: string; version: string; platform: string }, offset: number, size: number, hash: Hash): Promise<{ url: string; sha256: string; sizeBytes: number } | null> {
+    const { entry } = attempt;
+    return new Promise((resolve, reject) => {
+      let ended = false;
+      let stallTimer: NodeJS.Timeout | null = null;
+      const finish = (error: unknown, answer: { url: string; sha256: string; sizeBytes: number } | null) => {
+        if (ended) return;
+        ended = true;
+        if (stallTimer) clearTimeout(stallTimer);
+        if (attempt.cancelled) resolve(null);
+        else if (error) reject(error);
+        else resolve(answer);
+      };
+      void client
+        .uploadStream((error, response) => finish(error, response))
+        .then(async (call) => {
+          attempt.cancel = () => call.cancel();
+          if (attempt.cancelled) return call.cancel();
+          const stalled = () => {
+            if (stallTimer) clearTimeout(stallTimer);
+            stallTimer = setTimeout(() => {
+              call.cancel();
+              finish(new AppError('offline', `The service took no bytes for ${STALL_MS / 1000} s.`), null);
+            }, STALL_MS);
+          };
+          stalled();
+          call.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: offset });
+          const file = await open(entry.path, 'r');
+          try {
+            // The next chunk is read from disk while the current one goes out.
+            const read = (at: number) => {
+              const n = Math.min(this.#chunk, size - at);
+              const chunk = Buffer.allocUnsafe(n);
+              return file.read(chunk, 0, n, at).then(({ bytesRead }) => {
+                if (bytesRead !== n) throw new AppError('conflict', `${entry.fileName} changed while it was being uploaded: add it again.`);
+                return chunk;
+              });
+            };
+            let position = offset;
+            let next = position < size ? read(position) : null;
+            let outstanding = 0;
+            let wake: (() => void) | null = null;
+            const poll = setInterval(() => ended && wake?.(), 50);
+            try {
+              while (next && !ended) {
+                const chunk = await next;
+                if (ended) break;
+                position += chunk.length;
+                next = position < size ? read(position) : null;
+                hash.update(chunk);
+                this.stats.bytesWritten += chunk.length;
+                outstanding += 1;
+                call.write({ moduleFile: { $case: 'file', value: chunk }, writeOffset: 0 }, () => {
+                  outstanding -= 1;
+                  entry.sentBytes += chunk.length;
+                  this.stats.bytesSent += chunk.length;
+                  stalled();
+                  this.#progress(attempt);
+                  wake?.();
+                });
+                // A few chunks in memory at most, whatever the file's size (the stream's own buffer would take 16).
+                while (outstanding >= MAX_OUTSTANDING_CHUNKS && !ended) await new Promise<void>((r) => (wake = r));
+                wake = null;
+              }
+            } finally {
+              clearInterval(poll);
+              // A read under way when the stream ended is not left to fail unheard.
+              next?.catch(() => undefined);
+            }
+            if (!ended) call.end();
+          } finally {
+            await file.close();
+          }
+        })
+        .catch((e: unknown) => finish(e, null));
+    });
+  }
+
+  /** SHA-256 of the file's bytes [from, to), read from disk (into `into` when given). Answers the hex digest when it made the hash. */
+  async #hash(attempt: Attempt, from: number, to: number, into?: Hash): Promise<string> {
+    const hash = into ?? createHash('sha256');
+    if (to > from) {
+      for await (const chunk of createReadStream(attempt.entry.path, { start: from, end: to - 1, highWaterMark: 1024 * 1024 })) {
+        if (attempt.cancelled) break;
+        hash.update(chunk as Buffer);
+      }
+    }
+    return into ? '' : hash.digest('hex');
+  }
+
+  #done(attempt: Attempt, result: { url: string; sha256: string; sizeBytes: number }): void {
+    const { entry } = attempt;
+    entry.sentBytes = entry.sizeBytes;
+    entry.result = result;
+    this.#fruitless = 0;
+    this.#end(entry, 'done', null);
+    this.#dropStaged(entry);
+  }
+
+  #failed(attempt: Attempt, e: unknown): void {
+    const { entry } = attempt;
+    if (attempt.cancelled || isEnded(entry.state)) return;
+    const client = this.#connection.current()?.client;
+    if (isServiceError(e)) {
+      const reason = reasonOf(e);
+      const retryable =
+        e.code === status.UNAVAILABLE ||
+        e.code === status.DEADLINE_EXCEEDED ||
+        e.code === status.INTERNAL ||
+        e.code === status.UNKNOWN ||
+        e.code === status.CANCELLED ||
+        e.code === status.RESOURCE_EXHAUSTED ||
+        (e.code === status.ABORTED && reason === 'UPLOAD_IN_PROGRESS') ||
+        (e.code === status.FAILED_PRECONDITION && reason === 'UPLOAD_OFFSET_MISMATCH');
+      const error = client ? client.errorOf(e, 'upload the file') : new AppError('offline', e.details || e.message);
+      if (retryable) return this.#wait(attempt, error);
+      return this.#end(entry, 'failed', error);
+    }
+    const error = e instanceof AppError ? e : new AppError('internal', e instanceof Error ? e.message : String(e));
+    if (error.kind === 'offline') return this.#wait(attempt, error);
+    this.#end(entry, 'failed', error);
+  }
+
+  /** The attempt broke: wait and try again (resuming), unless tries in a row keep moving nothing. */
+  #wait(attempt: Attempt, error: AppError): void {
+    const { entry } = attempt;
+    const moved = entry.sentBytes > entry.resumedFrom;
+    this.#fruitless = moved ? 0 : this.#fruitless + 1;
+    if (this.#fruitless > MAX_FRUITLESS_ATTEMPTS && this.#connection.state.status === 'online') {
+      return this.#end(entry, 'failed', new AppError(error.kind, `${error.message} (gave up after ${MAX_FRUITLESS_ATTEMPTS} tries; retry when the service is fixed)`));
+    }
+    entry.state = 'waiting';
+    entry.error = { kind: error.kind, message: error.message };
+    this.#changed(true);
+    const min = this.#options.retryMinMs ?? 1_000;
+    const max = this.#options.retryMaxMs ?? 30_000;
+    const delay = Math.min(max, min * 2 ** Math.max(0, this.#fruitless - 1));
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      if (!this.#attempt) this.#resume();
+    }, delay);
+    this.#retryTimer.unref();
+  }
+
+  #end(entry: Entry, state: 'done' | 'failed' | 'cancelled', error: AppError | null): void {
+    entry.state = state;
+    entry.error = error ? { kind: error.kind, message: error.message } : null;
+    entry.finishedAt = new Date().toISOString();
+    this.#changed(true);
+  }
+
+  // --- views and events ---
+
+  #progress(attempt: Attempt): void {
+    const now = Date.now();
+    attempt.samples.push({ ms: now, bytes: attempt.entry.sentBytes });
+    while (attempt.samples.length > 2 && (attempt.samples[0]?.ms ?? now) < now - SPEED_WINDOW_MS) attempt.samples.shift();
+    this.#changed(false);
+  }
+
+  #speed(entry: Entry): { bytesPerSecond: number | null; secondsLeft: number | null } {
+    const attempt = this.#attempt;
+    if (!attempt || attempt.entry !== entry || entry.state !== 'uploading') return { bytesPerSecond: null, secondsLeft: null };
+    const first = attempt.samples[0];
+    const last = attempt.samples.at(-1);
+    if (!first || !last || last.ms - first.ms < 200) return { bytesPerSecond: null, secondsLeft: null };
+    const bytesPerSecond = ((last.bytes - first.bytes) * 1000) / (last.ms - first.ms);
+    return { bytesPerSecond, secondsLeft: bytesPerSecond > 0 ? (entry.sizeBytes - entry.sentBytes) / bytesPerSecond : null };
+  }
+
+  #view(e: Entry): Upload {
+    return {
+      id: e.id,
+      moduleId: e.moduleId,
+      version: e.version,
+      platform: e.platform,
+      fileName: e.fileName,
+      sizeBytes: e.sizeBytes,
+      sentBytes: e.sentBytes,
+      resumedFrom: e.resumedFrom,
+      state: e.state,
+      ...this.#speed(e),
+      error: e.error,
+      result: e.result,
+      createdAt: e.createdAt,
+      finishedAt: e.finishedAt,
+    };
+  }
+
+  /** Push the queue: a state change at once (and saved), progress at most every PROGRESS_MS. */
+  #changed(stateChanged: boolean): void {
+    if (stateChanged) this.#save();
+    const now = Date.now();
+    if (stateChanged || now - this.#lastEmitMs >= PROGRESS_MS) {
+      if (this.#emitTimer) clearTimeout(this.#emitTimer);
+      this.#emitTimer = null;
+      this.#lastEmitMs = now;
+      this.#events.emit('registry.uploads', this.list());
+      return;
+    }
+    this.#emitTimer ??= setTimeout(() => {
+      this.#emitTimer = null;
+      this.#lastEmitMs = Date.now();
+      this.#events.emit('registry.uploads', this.list());
+    }, PROGRESS_MS - (now - this.#lastEmitMs));
+  }
+
+  #get(uploadId: string): Entry {
+    const entry = this.#entries.find((e) => e.id === uploadId);
+    if (!entry) throw new AppError('not-found', 'That upload is not in the queue (it was removed, or belongs to another profile).');
+    return entry;
+  }
+
+  // --- staged files (browser mode) ---
+
+  #stagedOnDisk(stagedId: string): { path: string; fileName: string } | null {
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(stagedId)) return null;
+    const path = join(this.#options.stagingDir, stagedId);
+    try {
+      const { fileName } = JSON.parse(readFileSync(`${path}.json`, 'utf8')) as { fileName: string };
+      if (!existsSync(path)) return null;
+      const staged = { path, fileName };
+      this.#staged.set(stagedId, staged);
+      return staged;
+    } catch {
+      return null;
+    }
+  }
+
+  #dropStaged(entry: Entry): void {
+    if (!entry.stagedId) return;
+    const staged = this.#staged.get(entry.stagedId);
+    this.#staged.delete(entry.stagedId);
+    const path = staged?.path ?? join(this.#options.stagingDir, entry.stagedId);
+    rmSync(path, { force: true });
+    rmSync(`${path}.json`, { force: true });
+  }
+
+  /** Staged files older than a day are left over from runs that ended before they were uploaded or removed. */
+  #sweepStaged(): void {
+    try {
+      const now = Date.now();
+      for (const name of readdirSync(this.#options.stagingDir)) {
+        const path = join(this.#options.stagingDir, name);
+        if (now - statSync(path).mtimeMs > STAGED_TTL_MS) rmSync(path, { force: true });
+      }
+    } catch (e) {
+      this.#options.log(`registry: sweeping staged uploads failed (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+}
+
+function isEnded(state: UploadState): boolean {
+  return state === 'done' || state === 'failed' || state === 'cancelled';
+}
+
+function reasonOf(e: ServiceError): string | null {
+  const value = e.metadata?.get(ERROR_REASON_KEY)[0];
+  return typeof value === 'string' ? value : null;
+}

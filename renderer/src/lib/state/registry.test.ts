@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import type { UploadCandidate } from '../../../../common/registry';
+import { err, ok } from '../../../../common/result';
+import { deferred, fakeBridge, settle } from '../testing/fake-transport';
+import { registryItem, registryModule, upload } from '../testing/fixtures';
+import { draftErrors, formatBytes, formatDuration, PAGE_SIZE, RegistryStore, shortHash, type StageFile, type UploadDraft } from './registry.svelte';
+
+const candidate = (source: UploadCandidate['source'], fileName: string, overrides: Partial<UploadCandidate> = {}): UploadCandidate => ({
+  source,
+  fileName,
+  sizeBytes: 1234,
+  problem: null,
+  proposal: { version: '1.2.0', platform: 'linux/arm64', moduleId: 'acme:stepper', entrypoint: 'run.sh' },
+  ...overrides,
+});
+
+function setup(stage?: StageFile) {
+  const { transport, bridge } = fakeBridge();
+  transport.handle('registry.uploads', []);
+  const store = new RegistryStore(bridge, { stage: stage ?? (async (file) => ok({ stagedId: `staged-${file.name}-0123456789`, fileName: file.name })) });
+  const stop = store.follow();
+  return { transport, store, stop };
+}
+
+const file = (name: string, bytes = 10) => new File([new Uint8Array(bytes)], name, { type: 'application/gzip' });
+
+describe('formatting', () => {
+  it('says sizes, durations and hashes as people read them', () => {
+    expect(formatBytes(812)).toBe('812 bytes');
+    expect(formatBytes(1536)).toBe('1.5 KiB');
+    expect(formatBytes(40 * 1024 * 1024)).toBe('40.0 MiB');
+    expect(formatBytes(512 * 1024 * 1024)).toBe('512 MiB');
+    expect(formatDuration(4.4)).toBe('4 s');
+    expect(formatDuration(185)).toBe('3 min 5 s');
+    expect(formatDuration(3900)).toBe('1 h 5 min');
+    expect(shortHash('a'.repeat(64))).toBe(`${'a'.repeat(12)}…`);
+  });
+});
+
+describe('the registry browser', () => {
+  it('lists with the filters as main takes them, and appends the next page', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.list', (r) => ok({ items: [registryItem(r.pageToken ? 'b' : 'a')], nextPageToken: r.pageToken ? '' : 'p2' }));
+    store.open('org-acme');
+    await settle();
+    expect(store.page).toEqual({ kind: 'list' });
+    expect(store.list.items.map((i) => i.name)).toEqual(['a']);
+    expect(store.list.more).toBe(true);
+    await store.list.load({ type: 'ml_model', visibility: 'public', platform: 'linux/any', status: 'published', search: '  slam ' });
+    expect(transport.callsTo('registry.list').at(-1)).toEqual({
+      orgId: 'org-acme',
+      types: ['ml_model'],
+      visibilities: ['public'],
+      platforms: ['linux/any'],
+      statuses: ['published'],
+      search: 'slam',
+      pageToken: '',
+      pageSize: PAGE_SIZE,
+    });
+    await store.list.loadMore();
+    expect(store.list.items.map((i) => i.name)).toEqual(['a', 'b']);
+    expect(store.list.more).toBe(false);
+    expect(store.list.filtered).toBe(true);
+  });
+
+  it('keeps only the answer for the newest filter, and keeps a failure to show', async () => {
+    const { transport, store } = setup();
+    const slow = deferred<null>();
+    transport.handle('registry.list', async (r) => {
+      if (r.search === 'old') await slow.promise;
+      return ok({ items: [registryItem(r.search || 'all')], nextPageToken: '' });
+    });
+    const first = store.list.load({ search: 'old' });
+    await store.list.load({ search: 'new' });
+    slow.resolve(null);
+    await first;
+    expect(store.list.items.map((i) => i.name)).toEqual(['new']);
+
+    transport.handle('registry.list', () => err('offline', 'The service cannot be reached.'));
+    const result = await store.list.load({ search: 'x' });
+    expect(result.ok).toBe(false);
+    expect(store.list.error).toEqual({ kind: 'offline', message: 'The service cannot be reached.' });
+    expect(store.list.items.map((i) => i.name)).toEqual(['new']);
+  });
+
+  it('reads the list again on opening only when something changed', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.list', { items: [registryItem('a')], nextPageToken: '' });
+    store.open();
+    await settle();
+    store.open();
+    await settle();
+    expect(transport.callsTo('registry.list')).toHaveLength(1);
+    store.list.stale = true;
+    store.open();
+    await settle();
+    expect(transport.callsTo('registry.list')).toHaveLength(2);
+    store.reset();
+    expect(store.page).toBeNull();
+    expect(store.list.items).toEqual([]);
+  });
+});
+
+describe('an item', () => {
+  it('shows what the list knew at once, then the item with its documentation; an edit keeps the documentation', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.list', { items: [registryItem('lidar-slam')], nextPageToken: '' });
+    await store.list.load();
+    transport.handle('registry.get', registryItem('lidar-slam', { markdown: '# lidar-slam' }));
+    const view = store.openItem('acme:lidar-slam');
+    expect(view.item?.name).toBe('lidar-slam');
+    await settle();
+    expect(transport.callsTo('registry.get')).toEqual([{ itemId: 'acme:lidar-slam', markdown: true }]);
+    expect(view.item?.markdown).toBe('# lidar-slam');
+
+    transport.handle('registry.update', (r) => ok(registryItem('lidar-slam', { description: r.description, visibility: r.visibility, url: r.url ?? '' })));
+    const result = await store.updateItem(view, { description: 'New words', visibility: 'public', url: 'https://example.com/x' });
+    expect(result.ok).toBe(true);
+    expect(transport.callsTo('registry.update')).toEqual([{ itemId: 'acme:lidar-slam', type: 'module', description: 'New words', visibility: 'public', url: 'https://example.com/x' }]);
+    expect(view.item).toMatchObject({ description: 'New words', markdown: '# lidar-slam' });
+    expect(store.list.items[0]?.description).toBe('New words');
+  });
+
+  it('deleted: leaves the list and the registry shows the list again; a refusal is kept', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.list', { items: [registryItem('a'), registryItem('b')], nextPageToken: '' });
+    await store.list.load();
+    transport.handle('registry.get', registryItem('a'));
+    store.openItem('acme:a');
+    transport.handle('registry.delete', () => err('permission-denied', 'Only owners delete items.'));
+    expect(await store.deleteItem('acme:a')).toEqual({ ok: false, error: { kind: 'permission-denied', message: 'Only owners delete items.' } });
+    expect(store.page).toEqual({ kind: 'item', itemId: 'acme:a' });
+    transport.handle('registry.delete', null);
+    await store.deleteItem('acme:a');
+    expect(store.page).toEqual({ kind: 'list' });
+    expect(store.list.items.map((i) => i.name)).toEqual(['b']);
+  });
+
+  it('created: a module opens on its page, another item on its own', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.createModule', { moduleId: 'acme:stepper', url: 'http://x/registry/acme/stepper' });
+    transport.handle('registry.module', registryModule('stepper'));
+    await store.createModule('org-acme', 'stepper');
+    expect(store.page).toEqual({ kind: 'module', moduleId: 'acme:stepper' });
+    await settle();
+    expect(store.module?.module?.name).toBe('stepper');
+    transport.handle('registry.create', registryItem('detector', { type: 'ml_model' }));
+    transport.handle('registry.get', registryItem('detector', { type: 'ml_model' }));
+    await store.createItem('org-acme', 'detector', 'ml_model');
+    expect(transport.callsTo('registry.create')).toEqual([{ orgId: 'org-acme', name: 'detector', type: 'ml_model' }]);
+    expect(store.page).toEqual({ kind: 'item', itemId: 'acme:detector' });
+  });
+});
+
+describe('a module', () => {
+  it('saves the manifest whole', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.module', registryModule('stepper', { entrypoint: '' }));
+    const view = store.openModule('acme:stepper');
+    await settle();
+    transport.handle('registry.updateModule', (r) => ok(registryModule('stepper', { entrypoint: r.entrypoint, description: r.description ?? '' })));
+    const result = await view.save({ url: '', description: 'Drives steppers', models: [{ api: 'rdk:component:motor', model: 'acme:motor:stepper' }], entrypoint: 'bin/stepper', visibility: 'private', apps: [], firstRun: '' });
+    expect(result.ok).toBe(true);
+    expect(transport.callsTo('registry.updateModule')).toEqual([
+      { moduleId: 'acme:stepper', url: '', description: 'Drives steppers', models: [{ api: 'rdk:component:motor', model: 'acme:motor:stepper' }], entrypoint: 'bin/stepper', visibility: 'private', apps: [], firstRun: '' },
+    ]);
+    expect(view.module?.entrypoint).toBe('bin/stepper');
+  });
+
+  it('browser mode: stages each dropped file, has main look into them, and offers what meta.json proposes', async () => {
+    const staged: string[] = [];
+    const { transport, store } = setup(async (f) => {
+      staged.push(f.name);
+      return f.name === 'bad.tar.gz' ? err('invalid', "Couldn't hand bad.tar.gz to the app: too large") : ok({ stagedId: `staged-${f.name.replace(/\W/g, '')}-0123456789`, fileName: f.name });
+    });
+    transport.handle('registry.module', registryModule('stepper'));
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => candidate(s, `file${i}.tar.gz`, i === 1 ? { proposal: { version: null, platform: 'linux/amd64', moduleId: null, entrypoint: null } } : {}))));
+    const view = store.openModule('acme:stepper');
+    await settle();
+    const adding = view.addFiles([file('a.tar.gz'), file('b.tar.gz'), file('bad.tar.gz')], () => null);
+    expect(view.drafts.map((d) => d.state)).toEqual(['preparing', 'preparing', 'preparing']);
+    await adding;
+    expect(staged).toEqual(['a.tar.gz', 'b.tar.gz', 'bad.tar.gz']);
+    expect(transport.callsTo('registry.inspect')).toEqual([{ sources: [{ stagedId: 'staged-atargz-0123456789' }, { stagedId: 'staged-btargz-0123456789' }] }]);
+    expect(view.drafts.map((d) => [d.state, d.version, d.platform, d.problem])).toEqual([
+      ['ready', '1.2.0', 'linux/arm64', null],
+      ['ready', '', 'linux/amd64', null],
+      ['ready', '', '', "Couldn't hand bad.tar.gz to the app: too large"],
+    ]);
+    // Only the first can go as it is; the second needs its version.
+    expect(view.uploadable.map((d) => d.key)).toEqual([view.drafts[0]?.key]);
+    view.edit(view.drafts[1]!.key, { version: '1.2.0' });
+    expect(view.uploadable).toHaveLength(2);
+  });
+
+  it('Electron: hands main the dropped file\'s path, nothing is staged', async () => {
+    let stages = 0;
+    const { transport, store } = setup(async () => {
+      stages++;
+      return err('internal', 'no');
+    });
+    transport.handle('registry.module', registryModule('stepper'));
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s) => candidate(s, 'a.tar.gz'))));
+    const view = store.openModule('acme:stepper');
+    await view.addFiles([file('a.tar.gz')], (f) => `/home/me/${f.name}`);
+    expect(stages).toBe(0);
+    expect(transport.callsTo('registry.inspect')).toEqual([{ sources: [{ path: '/home/me/a.tar.gz' }] }]);
+    expect(view.drafts[0]?.source).toEqual({ path: '/home/me/a.tar.gz' });
+  });
+
+  it('checks version and platform with the schemas main uses, against the other files and the versions uploaded', () => {
+    const mod = registryModule('stepper', { versions: [{ version: '1.0.0', platforms: ['linux/amd64'], models: [], entrypoint: 'run.sh', uploadedAt: null, files: [{ platform: 'linux/amd64', sizeBytes: 1, sha256: 'x', uploadedAt: null, url: '' }] }] });
+    const draft = (key: number, version: string, platform: string): UploadDraft => ({ key, fileName: 'f', sizeBytes: 1, source: { path: '/f' }, state: 'ready', problem: null, proposal: null, version, platform, error: null });
+    expect(draftErrors(draft(1, '1.2', 'linux'), [], mod)).toEqual({
+      version: 'Must be a semantic version MAJOR.MINOR.PATCH such as 1.2.3.',
+      platform: 'Must be <os>/<arch> or <os>/any in lowercase, e.g. linux/arm64.',
+    });
+    expect(draftErrors(draft(1, '1.0.0', 'linux/amd64'), [], mod).platform).toMatch(/already has a file for linux\/amd64/);
+    const twins = [draft(1, '1.1.0', 'linux/arm64'), draft(2, '1.1.0', 'linux/arm64')];
+    expect(draftErrors(twins[0]!, twins, mod).platform).toBe('Another file is set to 1.1.0 for linux/arm64 too.');
+    expect(draftErrors(draft(1, ' 1.1.0 ', 'linux/arm64'), [], mod)).toEqual({ version: null, platform: null });
+  });
+
+  it('queues the ready files; one main refuses stays with why', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.module', registryModule('stepper'));
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => candidate(s, `f${i}.tar.gz`, { proposal: { version: '1.0.0', platform: i === 0 ? 'linux/amd64' : 'linux/arm64', moduleId: null, entrypoint: null } }))));
+    transport.handle('registry.upload', (r) => (r.platform === 'linux/arm64' ? err('conflict', 'Already queued.') : ok(upload('u1', { platform: r.platform, version: r.version }))));
+    const view = store.openModule('acme:stepper');
+    await view.addFiles([file('f0.tar.gz'), file('f1.tar.gz')], () => null);
+    const { queued, failed } = await view.queue();
+    expect(queued.map((u) => u.id)).toEqual(['u1']);
+    expect(failed).toBe(1);
+    expect(transport.callsTo('registry.upload')).toEqual([
+      { moduleId: 'acme:stepper', version: '1.0.0', platform: 'linux/amd64', source: { stagedId: 'staged-f0.tar.gz-0123456789' } },
+      { moduleId: 'acme:stepper', version: '1.0.0', platform: 'linux/arm64', source: { stagedId: 'staged-f1.tar.gz-0123456789' } },
+    ]);
+    expect(view.drafts.map((d) => [d.fileName, d.state, d.error])).toEqual([['f1.tar.gz', 'ready', 'Already queued.']]);
+  });
+
+  it('Choose files: main\'s dialog where there is one, else the page picks (null)', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.module', registryModule('stepper'));
+    const view = store.openModule('acme:stepper');
+    transport.handle('registry.pickFiles', null);
+    expect(await store.pickFiles(view)).toEqual({ ok: true, value: false });
+    transport.handle('registry.pickFiles', [candidate({ path: '/m/a.tar.gz' }, 'a.tar.gz')]);
+    expect(await store.pickFiles(view)).toEqual({ ok: true, value: true });
+    expect(view.drafts.map((d) => [d.fileName, d.state, d.version, d.platform])).toEqual([['a.tar.gz', 'ready', '1.2.0', 'linux/arm64']]);
+  });
+});
+
+describe('the upload queue', () => {
+  it('loads, follows main, and refreshes the open module when one of its uploads finishes', async () => {
+    const { transport, store, stop } = setup();
+    transport.handle('registry.uploads', [upload('u1', { state: 'uploading', sentBytes: 500 })]);
+    transport.handle('registry.module', registryModule('stepper'));
+    await store.uploads.load();
+    expect(store.uploads.items.map((u) => u.state)).toEqual(['uploading']);
+    store.openModule('acme:stepper');
+    await settle();
+    const reads = transport.callsTo('registry.module').length;
+    transport.emit('registry.uploads', [upload('u1', { state: 'uploading', sentBytes: 900 })]);
+    expect(transport.callsTo('registry.module')).toHaveLength(reads);
+    transport.emit('registry.uploads', [upload('u1', { state: 'done', sentBytes: 1000, result: { url: 'u', sha256: 'h', sizeBytes: 1000 } })]);
+    expect(transport.callsTo('registry.module')).toHaveLength(reads + 1);
+    expect(store.uploads.forModule('acme:stepper')).toHaveLength(1);
+    expect(store.uploads.forModule('acme:other')).toHaveLength(0);
+    expect(store.list.stale).toBe(true);
+    stop();
+    expect(transport.listenerCount('registry.uploads')).toBe(0);
+  });
+
+  it('cancel, retry and remove answer results; a failure is kept beside its upload', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.uploads', [upload('u1', { state: 'done' }), upload('u2', { state: 'uploading' })]);
+    await store.uploads.load();
+    transport.handle('registry.cancelUpload', () => err('not-found', 'That upload is not in the queue.'));
+    expect((await store.uploads.cancel('u2')).ok).toBe(false);
+    expect(store.uploads.rowErrors).toEqual({ u2: 'That upload is not in the queue.' });
+    transport.handle('registry.cancelUpload', upload('u2', { state: 'cancelled' }));
+    await store.uploads.cancel('u2');
+    expect(store.uploads.rowErrors).toEqual({});
+    transport.handle('registry.removeUpload', null);
+    await store.uploads.remove('u1');
+    expect(store.uploads.items.map((u) => u.id)).toEqual(['u2']);
+    transport.handle('registry.retryUpload', upload('u2', { state: 'queued' }));
+    await store.uploads.retry('u2');
+    expect(transport.callsTo('registry.retryUpload')).toEqual([{ uploadId: 'u2' }]);
+  });
+});
