@@ -160,6 +160,8 @@ export interface UploadCandidate {
   readonly source: UploadSource;
   readonly fileName: string;
   readonly sizeBytes: number;
+  /** The file's SHA-256 (lowercase hex), to compare with what the service will record; null when it has a problem. */
+  readonly sha256: string | null;
   /** Why the file cannot be uploaded as it is (not a gzipped tarball, too large, unreadable); null: it can. */
   readonly problem: string | null;
   /** From the archive's meta.json, where it has one. */
@@ -188,7 +190,7 @@ export interface Upload {
   readonly platform: string;
   readonly fileName: string;
   readonly sizeBytes: number;
-  /** Bytes the service holds (acknowledged by the stream's flow control or by GetModuleFileUpload). */
+  /** Bytes sent: what the service held when this attempt started, plus what the stream passed on to the network since. */
   readonly sentBytes: number;
   /** Where this attempt started: > 0 when it resumed what the service held. */
   readonly resumedFrom: number;
@@ -286,6 +288,8 @@ export const registryRequests = {
   'registry.retryUpload': z.object({ uploadId }).strict(),
   /** Forget an ended upload (its staged copy too). */
   'registry.removeUpload': z.object({ uploadId }).strict(),
+  /** Browser mode: forget a staged file the user decided not to upload (one a queued upload uses is kept). */
+  'registry.discardStaged': z.object({ stagedId: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'is not a staged file') }).strict(),
 };
 
 export interface RegistryResponses {
@@ -307,4 +311,5 @@ export interface RegistryResponses {
   'registry.cancelUpload': Upload;
   'registry.retryUpload': Upload;
   'registry.removeUpload': null;
+  'registry.discardStaged': null;
 }

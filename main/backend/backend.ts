@@ -50,6 +50,8 @@ export interface BackendOptions {
   readonly chooseSavePath?: (suggestedName: string) => Promise<string | null>;
   /** Asks which files to open (the Electron shell's open dialog). Without it, the page picks files and sends them to the loopback server (browser mode). */
   readonly chooseOpenPaths?: (options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>;
+  /** Whether uploads may name a file by path (Electron); browser mode passes false: its page sends files to the loopback server. */
+  readonly acceptUploadPaths?: boolean;
   /** The cache worker (out/main/cache-worker.js beside the main bundle); without it cache jobs run on the main thread. */
   readonly cacheWorker?: CacheWorkerOptions;
 }
@@ -86,6 +88,7 @@ export class Backend {
       retryMinMs: options.timing?.uploadRetryMinMs,
       retryMaxMs: options.timing?.uploadRetryMaxMs,
       chunkBytes: options.timing?.uploadChunkBytes,
+      acceptPaths: options.acceptUploadPaths ?? true,
     });
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,

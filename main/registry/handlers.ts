@@ -10,7 +10,6 @@ import { AppError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
 import { appBrandingFromWire, appContentFromWire, appToWire, appTypeToWire, itemFromWire, moduleFromWire, packageTypeToWire, statusToWire, visibilityToWire } from './convert';
 import type { RegistryUploads } from './uploads';
-import { inspectFiles } from './inspect';
 
 type RegistryChannel =
   | 'registry.list'
@@ -30,7 +29,8 @@ type RegistryChannel =
   | 'registry.uploads'
   | 'registry.cancelUpload'
   | 'registry.retryUpload'
-  | 'registry.removeUpload';
+  | 'registry.removeUpload'
+  | 'registry.discardStaged';
 
 async function getItem(client: FleetClient, itemId: string, markdown: boolean) {
   const response = await client.call('read the registry item', client.app.getRegistryItem, { itemId, includeMarkdownDocumentation: markdown });
@@ -135,17 +135,15 @@ export function registryHandlers(ctx: BackendContext, uploads: RegistryUploads):
       if (!ctx.chooseOpenPaths) return null;
       const paths = await ctx.chooseOpenPaths({ title: 'Upload module files', filters: [{ name: 'Module archives', extensions: ['gz', 'tgz'] }] });
       if (paths.length === 0) return [];
-      return inspectFiles(
-        paths.map((path) => ({ path })),
-        (source) => uploads.resolveSource(source),
-      );
+      return uploads.inspect(paths.map((path) => ({ path })));
     },
 
-    'registry.inspect': ({ sources }) => inspectFiles(sources, (source) => uploads.resolveSource(source)),
+    'registry.inspect': ({ sources }) => uploads.inspect(sources),
     'registry.upload': (request) => uploads.add(request),
     'registry.uploads': () => uploads.list(),
     'registry.cancelUpload': ({ uploadId }) => uploads.cancel(uploadId),
     'registry.retryUpload': ({ uploadId }) => uploads.retry(uploadId),
     'registry.removeUpload': ({ uploadId }) => uploads.remove(uploadId),
+    'registry.discardStaged': ({ stagedId }) => uploads.discardStaged(stagedId),
   };
 }

@@ -4,6 +4,7 @@
  * manifest, at the archive's root) proposes for version and platform. The file is read as a stream:
  * nothing of it is held, and the main thread only sees chunks between which it stays free.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -67,12 +68,15 @@ async function isGzip(path: string): Promise<boolean> {
  * Read the archive: every header must parse (a gzipped file that is not a tarball fails here), and
  * meta.json at its root is kept. Stops at the first problem.
  */
-function readArchive(path: string): Promise<{ entries: number; meta: string | null }> {
+function readArchive(path: string): Promise<{ entries: number; meta: string | null; sha256: string }> {
   return new Promise((resolve, reject) => {
     let entries = 0;
     let meta: string | null = null;
     let settled = false;
     const input = createReadStream(path, { highWaterMark: 256 * 1024 });
+    // The file's SHA-256 on the same pass: the upload then checks the service's against it without hashing again.
+    const hash = createHash('sha256');
+    input.on('data', (chunk) => hash.update(chunk as Buffer));
     const fail = (e: unknown) => {
       if (settled) return;
       settled = true;
@@ -98,7 +102,7 @@ function readArchive(path: string): Promise<{ entries: number; meta: string | nu
     parser.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve({ entries, meta });
+      resolve({ entries, meta, sha256: hash.digest('hex') });
     });
     input.on('error', fail);
     input.pipe(parser as unknown as NodeJS.WritableStream);
@@ -127,27 +131,40 @@ export async function quickCheck(path: string, fileName = basename(path)): Promi
 
 /** Inspect one file; a problem is an answer (`problem`), not a failure. */
 export async function inspectFile(source: UploadSource, path: string, fileName = basename(path)): Promise<UploadCandidate> {
-  const answer = (sizeBytes: number, problem: string | null, proposal: Proposal = NO_PROPOSAL): UploadCandidate => ({ source, fileName, sizeBytes, problem, proposal });
+  const answer = (sizeBytes: number, problem: string | null, proposal: Proposal = NO_PROPOSAL): UploadCandidate => ({ source, fileName, sizeBytes, sha256: null, problem, proposal });
   const quick = await quickCheck(path, fileName);
   if (quick.problem) return answer(quick.sizeBytes, quick.problem);
   const size = quick.sizeBytes;
   try {
-    const { entries, meta } = await readArchive(path);
+    const { entries, meta, sha256 } = await readArchive(path);
     if (entries === 0) return answer(size, `${fileName} is a gzipped file but holds no tar entries.`);
     const fromName = proposalFromName(fileName);
     const fromMeta = meta === null ? NO_PROPOSAL : proposalFromMeta(meta);
-    return answer(size, null, { ...fromMeta, version: fromMeta.version ?? fromName.version, platform: fromMeta.platform ?? fromName.platform });
+    return { ...answer(size, null, { ...fromMeta, version: fromMeta.version ?? fromName.version, platform: fromMeta.platform ?? fromName.platform }), sha256 };
   } catch (e) {
     return answer(size, `${fileName} is not a valid tarball (${e instanceof Error ? e.message : String(e)}).`);
   }
 }
 
 /** Inspect each source, in order. */
-export async function inspectFiles(sources: readonly UploadSource[], resolve: (source: UploadSource) => { path: string; fileName: string }): Promise<UploadCandidate[]> {
+export async function inspectFiles(
+  sources: readonly UploadSource[],
+  resolve: (source: UploadSource) => { path: string; fileName: string },
+  inspected?: (path: string, candidate: UploadCandidate) => Promise<void>,
+): Promise<UploadCandidate[]> {
   const out: UploadCandidate[] = [];
   for (const source of sources) {
-    const { path, fileName } = resolve(source);
-    out.push(await inspectFile(source, path, fileName));
+    let file: { path: string; fileName: string };
+    try {
+      file = resolve(source);
+    } catch (e) {
+      // One source that cannot be had (a staged file gone, a path refused) is that file's problem, not the batch's.
+      out.push({ source, fileName: 'path' in source ? basename(source.path) : 'file', sizeBytes: 0, sha256: null, problem: e instanceof Error ? e.message : String(e), proposal: NO_PROPOSAL });
+      continue;
+    }
+    const candidate = await inspectFile(source, file.path, file.fileName);
+    await inspected?.(file.path, candidate);
+    out.push(candidate);
   }
   return out;
 }

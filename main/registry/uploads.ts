@@ -18,17 +18,17 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import type { ConnectionState } from '../../common/connection';
-import { MAX_MODULE_FILE_BYTES, type Upload, type UploadSource, type UploadState } from '../../common/registry';
+import { MAX_MODULE_FILE_BYTES, type Upload, type UploadCandidate, type UploadSource, type UploadState } from '../../common/registry';
 import type { Connection } from '../connection/connection';
 import type { EventBus } from '../backend/events';
 import { AppError, isServiceError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
-import { quickCheck } from './inspect';
+import { inspectFiles, quickCheck } from './inspect';
 
 /**
  * Bytes per message: the most PROTOCOL.md allows. What a break loses is what was on its way (HTTP/2
@@ -37,8 +37,10 @@ import { quickCheck } from './inspect';
  * cost less per byte.
  */
 export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
+/** After the last byte, the service's answer is awaited this long (it hashes the whole file from disk first). */
+const ANSWER_MS = 180_000;
 /** Chunks handed to the stream and not yet passed on to the transport, at most. */
-const MAX_OUTSTANDING_CHUNKS = 4;
+const MAX_OUTSTANDING_CHUNKS = 16;
 /** An attempt that moves no byte for this long is given up and tried again (a half-dead connection). */
 const STALL_MS = 30_000;
 /** Progress is pushed at most this often (state changes at once). */
@@ -58,6 +60,12 @@ export interface UploadsOptions {
   /** Where browser mode stages the files the page sends. */
   readonly stagingDir: string;
   readonly log: (message: string) => void;
+  /**
+   * Whether sources may name a path (Electron: the renderer has the dropped file's path from the
+   * preload). Browser mode's page never has one, so there only staged files are taken: a path would
+   * let whatever drives the WebSocket probe or upload any file of this machine.
+   */
+  readonly acceptPaths?: boolean;
   readonly chunkBytes?: number;
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
@@ -73,7 +81,20 @@ interface Entry {
   path: string;
   stagedId: string | null;
   sizeBytes: number;
+  /** The file as it was queued: a file changed since is not uploaded (nor stitched onto bytes sent of the old one). */
+  fingerprint: Fingerprint;
+  /**
+   * This entry has opened a stream: bytes the service holds of this version and platform are then
+   * this file's, and an attempt resumes from them. Before that, they may be another file's (an
+   * upload cancelled and removed, then another file added), so the first stream starts afresh.
+   */
+  streamed: boolean;
+  /** The file's SHA-256 when `registry.inspect` computed it for this very file (fingerprint), so streaming need not hash it again. */
+  sha256: string | null;
+  /** What the service said it held at the last attempt: an attempt after which it holds no more made no progress. */
+  heldSeen: number;
   state: UploadState;
+  /** Bytes the stream passed on to the transport (resumed from what the service held). */
   sentBytes: number;
   resumedFrom: number;
   error: { kind: string; message: string } | null;
@@ -82,8 +103,23 @@ interface Entry {
   finishedAt: string | null;
 }
 
+interface Fingerprint {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ino: number;
+}
+
+async function fingerprintOf(path: string): Promise<Fingerprint | null> {
+  const s = await stat(path).catch(() => null);
+  return s ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino } : null;
+}
+
+const sameFile = (a: Fingerprint, b: Fingerprint) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+
 interface Attempt {
   readonly entry: Entry;
+  /** The service holds more of the file than at the attempt before (see Entry.heldSeen). */
+  progressed: boolean;
   cancel: (() => void) | null;
   cancelled: boolean;
   /** (ms, sentBytes) samples for the speed. */
@@ -105,6 +141,8 @@ export class RegistryUploads {
   readonly #options: UploadsOptions;
   readonly #chunk: number;
   readonly #staged = new Map<string, { path: string; fileName: string }>();
+  /** SHA-256 of files `inspect` read, by path, valid while the file's fingerprint is the same. */
+  readonly #digests = new Map<string, { fingerprint: Fingerprint; sha256: string }>();
   #profileId: string | null = null;
   #entries: Entry[] = [];
   #attempt: Attempt | null = null;
@@ -113,6 +151,7 @@ export class RegistryUploads {
   #lastEmitMs = 0;
   #emitTimer: NodeJS.Timeout | null = null;
   #closed = false;
+  #lastStatus: ConnectionState['status'] | null = null;
   readonly #unsubscribe: () => void;
   readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0 };
 
@@ -136,10 +175,31 @@ export class RegistryUploads {
 
   /** Resolve an upload source to a file on disk (a path is taken as given; a staged id must be one this run staged or kept). */
   resolveSource(source: UploadSource): { path: string; fileName: string } {
-    if ('path' in source) return { path: source.path, fileName: basename(source.path) };
+    if ('path' in source) {
+      if (this.#options.acceptPaths === false) throw new AppError('invalid', 'This app takes files dropped on the page or picked with its file dialog, not paths.');
+      if (!isAbsolute(source.path)) throw new AppError('invalid', `${source.path} is not an absolute path.`);
+      return { path: source.path, fileName: basename(source.path) };
+    }
     const staged = this.#staged.get(source.stagedId) ?? this.#stagedOnDisk(source.stagedId);
     if (!staged) throw new AppError('not-found', 'That file is no longer staged for upload: drop it on the page again.');
     return staged;
+  }
+
+  /** Look into files before they are queued (inspect.ts), keeping each good file's SHA-256 for its upload. */
+  inspect(sources: readonly UploadSource[]): Promise<UploadCandidate[]> {
+    return inspectFiles(
+      sources,
+      (source) => this.resolveSource(source),
+      (path, candidate) => this.#remember(path, candidate),
+    );
+  }
+
+  async #remember(path: string, candidate: UploadCandidate): Promise<void> {
+    if (!candidate.sha256) return;
+    const fingerprint = await fingerprintOf(path);
+    // Only for the file as it was read: one that changed meanwhile is hashed again when uploaded.
+    if (fingerprint && fingerprint.size === candidate.sizeBytes) this.#digests.set(path, { fingerprint, sha256: candidate.sha256 });
+    if (this.#digests.size > 200) this.#digests.delete(this.#digests.keys().next().value as string);
   }
 
   async add(request: { moduleId: string; version: string; platform: string; source: UploadSource }): Promise<Upload> {
@@ -150,6 +210,8 @@ export class RegistryUploads {
     // registry.inspect looked into the archive already; here only what may have changed since.
     const candidate = await quickCheck(path, fileName);
     if (candidate.problem) throw new AppError('invalid', candidate.problem);
+    const fingerprint = await fingerprintOf(path);
+    if (!fingerprint) throw new AppError('not-found', `${fileName} is no longer there.`);
     const same = this.#entries.find((e) => e.moduleId === request.moduleId && e.version === request.version && e.platform === request.platform && !isEnded(e.state));
     if (same) throw new AppError('conflict', `${same.fileName} is already queued as ${request.version} for ${request.platform}: cancel it first to send another file.`);
     const entry: Entry = {
@@ -160,7 +222,11 @@ export class RegistryUploads {
       fileName,
       path,
       stagedId: 'stagedId' in request.source ? request.source.stagedId : null,
-      sizeBytes: candidate.sizeBytes,
+      sizeBytes: fingerprint.size,
+      fingerprint,
+      sha256: ((d) => (d && sameFile(d.fingerprint, fingerprint) ? d.sha256 : null))(this.#digests.get(path)),
+      streamed: false,
+      heldSeen: -1,
       state: 'queued',
       sentBytes: 0,
       resumedFrom: 0,
@@ -208,6 +274,17 @@ export class RegistryUploads {
     this.#entries = this.#entries.filter((e) => e !== entry);
     this.#dropStaged(entry);
     this.#changed(true);
+    return null;
+  }
+
+  /** Forget a staged file the page decided not to upload (one a queued upload uses stays until that upload is removed). */
+  discardStaged(stagedId: string): null {
+    if (this.#entries.some((e) => e.stagedId === stagedId)) return null;
+    const staged = this.#staged.get(stagedId) ?? this.#stagedOnDisk(stagedId);
+    if (!staged) return null;
+    this.#staged.delete(stagedId);
+    rmSync(staged.path, { force: true });
+    rmSync(`${staged.path}.json`, { force: true });
     return null;
   }
 
@@ -261,8 +338,11 @@ export class RegistryUploads {
 
   #onConnection(state: ConnectionState): void {
     if (state.profileId && state.profileId !== this.#profileId) this.#ensureProfile(state.profileId);
-    // Back online: a waiting upload goes now, not at its backoff's end.
-    if (state.status === 'online' && !this.#attempt) this.#resume();
+    // Back online: a waiting upload goes now, not at its backoff's end (only on the change: a sync
+    // announces itself while online too).
+    const cameOnline = state.status === 'online' && this.#lastStatus !== 'online';
+    this.#lastStatus = state.status;
+    if (cameOnline && !this.#attempt) this.#resume();
   }
 
   /** Waiting uploads are queued again (in their order) and the queue goes on. */
@@ -309,7 +389,15 @@ export class RegistryUploads {
       const stored = JSON.parse(readFileSync(file, 'utf8')) as Entry[];
       if (!Array.isArray(stored)) return [];
       // What was under way when the app stopped goes on (resuming from what the service holds).
-      return stored.map((e) => ({ ...e, state: e.state === 'uploading' || e.state === 'waiting' ? 'queued' : e.state }));
+      return stored.map((e) => ({
+        ...e,
+        // A queue written by an older build: without a fingerprint the file counts as changed.
+        fingerprint: e.fingerprint ?? { size: e.sizeBytes, mtimeMs: -1, ino: -1 },
+        streamed: e.streamed ?? false,
+        sha256: e.sha256 ?? null,
+        heldSeen: e.heldSeen ?? -1,
+        state: e.state === 'uploading' || e.state === 'waiting' ? 'queued' : e.state,
+      }));
     } catch (e) {
       this.#options.log(`registry: the upload queue ${file} could not be read (${e instanceof Error ? e.message : String(e)}); starting an empty one`);
       return [];
@@ -337,7 +425,7 @@ export class RegistryUploads {
     if (this.#entries.some((e) => e.state === 'waiting')) return;
     const next = this.#entries.find((e) => e.state === 'queued');
     if (!next) return;
-    const attempt: Attempt = { entry: next, cancel: null, cancelled: false, samples: [] };
+    const attempt: Attempt = { entry: next, progressed: false, cancel: null, cancelled: false, samples: [] };
     this.#attempt = attempt;
     void this.#run(attempt)
       .catch((e: unknown) => this.#failed(attempt, e))
@@ -361,48 +449,56 @@ export class RegistryUploads {
     this.#changed(true);
     this.stats.attempts += 1;
 
-    const size = (await stat(entry.path).catch(() => null))?.size;
-    if (size === undefined) throw new AppError('not-found', `${entry.fileName} is no longer at ${entry.path}.`);
-    if (size !== entry.sizeBytes) throw new AppError('conflict', `${entry.fileName} changed since it was queued (${entry.sizeBytes} bytes then, ${size} now): add it again.`);
+    const now = await fingerprintOf(entry.path);
+    if (!now) throw new AppError('not-found', entry.stagedId ? `The staged copy of ${entry.fileName} is gone: drop the file on the page again.` : `${entry.fileName} is no longer at ${entry.path}.`);
+    if (!sameFile(now, entry.fingerprint)) throw new AppError('conflict', `${entry.fileName} changed since it was queued: add it again (as a new upload).`);
+    const size = now.size;
     const info = { moduleId: entry.moduleId, version: entry.version, platform: entry.platform };
 
     const held = await client.call('check the upload', client.app.getModuleFileUpload, { moduleFileInfo: info });
     if (attempt.cancelled) return;
+    attempt.progressed = held.committedBytes > entry.heldSeen;
+    entry.heldSeen = held.committedBytes;
     if (held.complete) {
       // Finished before (the app stopped before it heard): done, if the service holds this very file.
-      const sha256 = await this.#hash(attempt, 0, size);
+      const sha256 = entry.sha256 ?? (await this.#hash(attempt, 0, size));
       if (attempt.cancelled) return;
       if (sha256 === held.sha256 && size === held.sizeBytes) return this.#done(attempt, { url: held.url, sha256, sizeBytes: size });
       throw new AppError('conflict', `Version ${entry.version} already has a different file for ${entry.platform} (uploaded files never change): upload this one as a new version.`);
     }
-    const offset = held.committedBytes > 0 && held.committedBytes <= size ? held.committedBytes : 0;
+    // What the service holds is this file's only if this entry sent it (see Entry.streamed); offset 0 makes the service discard the rest.
+    const offset = entry.streamed && held.committedBytes > 0 && held.committedBytes <= size ? held.committedBytes : 0;
     entry.resumedFrom = offset;
     entry.sentBytes = offset;
     this.#changed(true);
 
-    const hash = createHash('sha256');
-    if (offset > 0) await this.#hash(attempt, 0, offset, hash);
+    // The file's SHA-256: known from its inspection, or computed now (the held prefix from disk, the rest as it is sent).
+    const hash = entry.sha256 === null ? createHash('sha256') : null;
+    if (hash && offset > 0) await this.#hash(attempt, 0, offset, hash);
     if (attempt.cancelled) return;
 
     const answer = await this.#stream(attempt, client, info, offset, size, hash);
     if (attempt.cancelled || !answer) return;
-    const sha256 = hash.digest('hex');
+    const sha256 = entry.sha256 ?? (hash as Hash).digest('hex');
     if (answer.sha256 !== sha256 || answer.sizeBytes !== size) {
-      throw new AppError('internal', `The service recorded ${answer.sizeBytes} bytes with SHA-256 ${answer.sha256.slice(0, 12)}…, but the file is ${size} bytes with ${sha256.slice(0, 12)}…: the stored file is not this one. Delete the version's file on the service and upload it again.`);
+      throw new AppError('conflict', `The service stored ${answer.sizeBytes} bytes with SHA-256 ${answer.sha256.slice(0, 12)}…, but ${entry.fileName} is ${size} bytes with ${sha256.slice(0, 12)}…: version ${entry.version} for ${entry.platform} does not hold this file, and uploaded files never change. Upload the file as a new version.`);
     }
     this.#done(attempt, { url: answer.url, sha256, sizeBytes: size });
   }
 
   /** One UploadModuleFile stream from `offset`: resolves with the service's answer, or null when cancelled. */
-  #stream(attempt: Attempt, client: FleetClient, info: { moduleId: string; version: string; platform: string }, offset: number, size: number, hash: Hash): Promise<{ url: string; sha256: string; sizeBytes: number } | null> {
+  #stream(attempt: Attempt, client: FleetClient, info: { moduleId: string; version: string; platform: string }, offset: number, size: number, hash: Hash | null): Promise<{ url: string; sha256: string; sizeBytes: number } | null> {
     const { entry } = attempt;
     return new Promise((resolve, reject) => {
       let ended = false;
       let stallTimer: NodeJS.Timeout | null = null;
+      let cancelCall: (() => void) | null = null;
       const finish = (error: unknown, answer: { url: string; sha256: string; sizeBytes: number } | null) => {
         if (ended) return;
         ended = true;
         if (stallTimer) clearTimeout(stallTimer);
+        // A failure on this side (a read, the file) leaves the call open: the service would wait for the next chunk.
+        if (error) cancelCall?.();
         if (attempt.cancelled) resolve(null);
         else if (error) reject(error);
         else resolve(answer);
@@ -410,17 +506,22 @@ export class RegistryUploads {
       void client
         .uploadStream((error, response) => finish(error, response))
         .then(async (call) => {
-          attempt.cancel = () => call.cancel();
-          if (attempt.cancelled) return call.cancel();
-          const stalled = () => {
+          cancelCall = () => call.cancel();
+          attempt.cancel = cancelCall;
+          if (attempt.cancelled || ended) return call.cancel();
+          const watch = (ms: number, message: string) => {
+            if (ended) return;
             if (stallTimer) clearTimeout(stallTimer);
-            stallTimer = setTimeout(() => {
-              call.cancel();
-              finish(new AppError('offline', `The service took no bytes for ${STALL_MS / 1000} s.`), null);
-            }, STALL_MS);
+            stallTimer = setTimeout(() => finish(new AppError('offline', message), null), ms);
+            stallTimer.unref();
           };
+          const stalled = () => watch(STALL_MS, `The service took no bytes for ${STALL_MS / 1000} s.`);
           stalled();
           call.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: offset });
+          if (!entry.streamed) {
+            entry.streamed = true;
+            this.#save();
+          }
           const file = await open(entry.path, 'r');
           try {
             // The next chunk is read from disk while the current one goes out.
@@ -443,16 +544,18 @@ export class RegistryUploads {
                 if (ended) break;
                 position += chunk.length;
                 next = position < size ? read(position) : null;
-                hash.update(chunk);
+                hash?.update(chunk);
                 this.stats.bytesWritten += chunk.length;
                 outstanding += 1;
-                call.write({ moduleFile: { $case: 'file', value: chunk }, writeOffset: 0 }, () => {
+                call.write({ moduleFile: { $case: 'file', value: chunk }, writeOffset: 0 }, (error?: Error | null) => {
                   outstanding -= 1;
+                  wake?.();
+                  // grpc-js calls back for writes that failed too (after a cancel or a break): those bytes went nowhere.
+                  if (error || ended) return;
                   entry.sentBytes += chunk.length;
                   this.stats.bytesSent += chunk.length;
                   stalled();
                   this.#progress(attempt);
-                  wake?.();
                 });
                 // A few chunks in memory at most, whatever the file's size (the stream's own buffer would take 16).
                 while (outstanding >= MAX_OUTSTANDING_CHUNKS && !ended) await new Promise<void>((r) => (wake = r));
@@ -463,7 +566,11 @@ export class RegistryUploads {
               // A read under way when the stream ended is not left to fail unheard.
               next?.catch(() => undefined);
             }
-            if (!ended) call.end();
+            if (!ended) {
+              call.end();
+              // Every byte is out: the service hashes and records the file (seconds for a large one on a slow disk).
+              watch(ANSWER_MS, `The service did not confirm the upload within ${ANSWER_MS / 1000} s of its last byte.`);
+            }
           } finally {
             await file.close();
           }
@@ -508,7 +615,12 @@ export class RegistryUploads {
         e.code === status.RESOURCE_EXHAUSTED ||
         (e.code === status.ABORTED && reason === 'UPLOAD_IN_PROGRESS') ||
         (e.code === status.FAILED_PRECONDITION && reason === 'UPLOAD_OFFSET_MISMATCH');
-      const error = client ? client.errorOf(e, 'upload the file') : new AppError('offline', e.details || e.message);
+      const error =
+        e.code === status.CANCELLED
+          ? new AppError('offline', 'The connection to the service was reset while the file was uploading.')
+          : client
+            ? client.errorOf(e, 'upload the file')
+            : new AppError('offline', e.details || e.message);
       if (retryable) return this.#wait(attempt, error);
       return this.#end(entry, 'failed', error);
     }
@@ -520,8 +632,7 @@ export class RegistryUploads {
   /** The attempt broke: wait and try again (resuming), unless tries in a row keep moving nothing. */
   #wait(attempt: Attempt, error: AppError): void {
     const { entry } = attempt;
-    const moved = entry.sentBytes > entry.resumedFrom;
-    this.#fruitless = moved ? 0 : this.#fruitless + 1;
+    this.#fruitless = attempt.progressed ? 0 : this.#fruitless + 1;
     if (this.#fruitless > MAX_FRUITLESS_ATTEMPTS && this.#connection.state.status === 'online') {
       return this.#end(entry, 'failed', new AppError(error.kind, `${error.message} (gave up after ${MAX_FRUITLESS_ATTEMPTS} tries; retry when the service is fixed)`));
     }
@@ -633,11 +744,26 @@ export class RegistryUploads {
     rmSync(`${path}.json`, { force: true });
   }
 
-  /** Staged files older than a day are left over from runs that ended before they were uploaded or removed. */
+  /**
+   * Staged files older than a day that no profile's queue refers to are left over (a file inspected
+   * but never queued, a run that ended first). One a queued upload still needs stays, however old.
+   */
   #sweepStaged(): void {
     try {
+      const referenced = new Set<string>();
+      const profilesRoot = dirname(this.#options.profileDir('_'));
+      for (const id of existsSync(profilesRoot) ? readdirSync(profilesRoot) : []) {
+        const file = join(profilesRoot, id, QUEUE_FILE);
+        if (!existsSync(file)) continue;
+        try {
+          for (const e of JSON.parse(readFileSync(file, 'utf8')) as { stagedId?: string | null }[]) if (e.stagedId) referenced.add(e.stagedId);
+        } catch {
+          // An unreadable queue is started afresh when its profile opens (#load); nothing of it is kept here.
+        }
+      }
       const now = Date.now();
       for (const name of readdirSync(this.#options.stagingDir)) {
+        if (referenced.has(name.replace(/\.(json|part)$/, ''))) continue;
         const path = join(this.#options.stagingDir, name);
         if (now - statSync(path).mtimeMs > STAGED_TTL_MS) rmSync(path, { force: true });
       }

@@ -242,7 +242,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       (e: unknown) => {
         const message = e instanceof Error ? e.message : String(e);
         log(`web: staging an upload failed: ${message}`);
-        if (!res.headersSent) json(400, { error: message });
+        // What the page sent is at fault (cut short, too large): 400; this machine (a full disk): 500, said plainly.
+        const ours = typeof (e as NodeJS.ErrnoException).code === 'string';
+        if (!res.headersSent) json(ours ? 500 : 400, { error: ours ? `The file could not be kept for upload on this machine (${(e as NodeJS.ErrnoException).code === 'ENOSPC' ? 'the disk is full' : message}).` : message });
       },
     );
   };

@@ -5,7 +5,7 @@
  * app restart, each time resumed from what the service holds and checked against its SHA-256.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
@@ -223,7 +223,49 @@ describe('uploading module files', () => {
  * hold the bytes on their way (the upload then sits in flight, stalled by HTTP/2 flow control),
  * drop every connection, or outlive a restart of the service on the same port.
  */
-describe('uploads across breaks', () => {
+describe('what an upload will not do', () => {
+  it('does not upload a file that changed after it was queued', async () => {
+    const moduleId = await newModule('upload-changed');
+    const path = await archive('changed.tar.gz', 256 * 1024);
+    await app.value('localService.stop', {});
+    try {
+      const queued = await app.value('registry.upload', { moduleId, version: '1.0.0', platform: 'linux/amd64', source: { path } });
+      await until(async () => (await upload(queued.id)).state === 'waiting', 20_000, 'the upload to wait');
+      utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+      await app.value('localService.start', {});
+      await until(async () => (await upload(queued.id)).state === 'failed', 30_000, 'the refusal');
+      expect((await upload(queued.id)).error).toMatchObject({ kind: 'conflict', message: expect.stringContaining('changed since it was queued') });
+      expect((await app.value('registry.module', { moduleId })).versions).toEqual([]);
+    } finally {
+      await app.value('localService.start', {});
+    }
+  });
+
+  it('answers a staged file that is gone as that file’s problem, and forgets a staged file nobody uploads', async () => {
+    const bytes = readFileSync(await archive('discard.tar.gz', 1000));
+    const { stagedId } = await app.backend.uploads.stage('discard.tar.gz', Readable.from([bytes]), bytes.length);
+    await app.value('registry.discardStaged', { stagedId });
+    expect(readdirSync(join(dir.path, 'app', 'staging'))).not.toContain(stagedId);
+    const [gone, fine] = await app.value('registry.inspect', { sources: [{ stagedId }, { path: join(files, 'discard.tar.gz') }] });
+    expect(gone?.problem).toContain('no longer staged');
+    expect(fine?.problem).toBeNull();
+  });
+
+  it('takes no paths where the page cannot have them (browser mode), nor relative ones', async () => {
+    const browser = await openTestBackend(join(dir.path, 'browser-mode'), { timing, acceptUploadPaths: false });
+    try {
+      const [answer] = await browser.value('registry.inspect', { sources: [{ path: join(files, 'one.tar.gz') }] });
+      expect(answer?.problem).toContain('not paths');
+      expect(answer?.sizeBytes).toBe(0);
+    } finally {
+      await browser.close();
+    }
+    const [relative] = await app.value('registry.inspect', { sources: [{ path: 'files/one.tar.gz' }] });
+    expect(relative?.problem).toContain('not an absolute path');
+  });
+});
+
+describe('uploads across breaks', { timeout: 90_000 }, () => {
   let serviceDir: ReturnType<typeof tempDir>;
   let service: RunningService;
   let proxy: HoldProxy;
@@ -291,6 +333,22 @@ describe('uploads across breaks', () => {
     expect(done.resumedFrom).toBeLessThanOrEqual(cancelled.sentBytes);
     expect(done.result?.sha256).toBe(sha256(path));
     expect((await remote.value('registry.module', { moduleId })).versions[0]?.files[0]?.sha256).toBe(sha256(path));
+  });
+
+  it('never stitches another file onto bytes a cancelled upload left: a new upload of the version starts afresh', async () => {
+    const moduleId = await module('upload-replace');
+    const first = await archive('first.tar.gz', 48 * 1024 * 1024);
+    const flying = await inFlight(moduleId, '1.0.0', first);
+    await remote.value('registry.cancelUpload', { uploadId: flying.id });
+    proxy.release();
+    await remote.value('registry.removeUpload', { uploadId: flying.id });
+    const second = await archive('second.tar.gz', 48 * 1024 * 1024);
+    const queued = await remote.value('registry.upload', { moduleId, version: '1.0.0', platform: 'linux/amd64', source: { path: second } });
+    await until(async () => (await get(queued.id)).state === 'done', 60_000, 'the new upload');
+    const done = await get(queued.id);
+    expect(done.resumedFrom).toBe(0);
+    expect(done.result?.sha256).toBe(sha256(second));
+    expect((await remote.value('registry.module', { moduleId })).versions[0]?.files[0]?.sha256).toBe(sha256(second));
   });
 
   it('rides out a network break: it waits, then resumes from the service’s offset', async () => {

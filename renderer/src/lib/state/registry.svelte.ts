@@ -409,7 +409,10 @@ export class ModuleView {
   }
 
   discard(key: number): void {
+    const draft = this.drafts.find((d) => d.key === key);
     this.drafts = this.drafts.filter((d) => d.key !== key);
+    // A staged copy (browser mode) nobody will upload is deleted now, not at the next start; main keeps one a queued upload uses.
+    if (draft?.source && 'stagedId' in draft.source) void this.#bridge.invoke('registry.discardStaged', { stagedId: draft.source.stagedId });
   }
 
   /** The drafts that can be queued now (ready, no problem, version and platform valid). */

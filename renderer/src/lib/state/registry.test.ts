@@ -9,6 +9,7 @@ const candidate = (source: UploadCandidate['source'], fileName: string, override
   source,
   fileName,
   sizeBytes: 1234,
+  sha256: null,
   problem: null,
   proposal: { version: '1.2.0', platform: 'linux/arm64', moduleId: 'acme:stepper', entrypoint: 'run.sh' },
   ...overrides,
