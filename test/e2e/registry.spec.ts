@@ -236,6 +236,22 @@ test('browse the registry: filter by type and text, keyboard through the list, r
   for (const text of await options.allTextContents()) expect(text).toContain(ACME);
   await scan(page, 'registry of an organization');
 
+  // A file dropped where no page takes it: the app stays (a browser would have opened the file) and says where to drop.
+  const url = page.url();
+  const stray = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array([0x1f, 0x8b])], 'stray.tar.gz', { type: 'application/gzip' }));
+    return dt;
+  });
+  const prevented = await page.evaluate((dt) => {
+    const event = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
+    document.querySelector('main')?.dispatchEvent(event);
+    return event.defaultPrevented;
+  }, stray);
+  expect(prevented).toBe(true);
+  expect(page.url()).toBe(url);
+  await expect(page.getByText('To upload module files, open the module in the registry and drop them on its page.')).toBeVisible();
+
   // Every organization, ML models only.
   await u.main.getByLabel('Organization').selectOption({ label: 'All organizations' });
   await u.main.getByLabel('Type').selectOption({ label: 'ML model' });
