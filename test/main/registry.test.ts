@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { create as createTar } from 'tar';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Upload } from '../../common/registry';
+import { FleetClient } from '../../main/grpc/client';
 import { startService, type RunningService } from '../../service/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 import { startHoldProxy, type HoldProxy } from '../helpers/hold-proxy';
@@ -112,6 +113,36 @@ describe('browsing the registry', () => {
     expect(updated).toMatchObject({ description: 'A detector', url: 'https://example.com/model' });
     await app.value('registry.delete', { itemId: item.id });
     expect(await app.call('registry.get', { itemId: item.id })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
+
+  it("answers an app's content and branding by public namespace and app name; an unknown app is not found", async () => {
+    const withApp = (await app.value('registry.modules', { orgId, pageSize: 1000 })).items.find((m) => m.apps.length > 0)!;
+    const appName = withApp.apps[0]!.name;
+    const namespace = (await app.value('orgs.list', {})).orgs.find((o) => o.id === orgId)!.publicNamespace;
+    const content = await app.value('registry.appContent', { publicNamespace: namespace, name: appName });
+    expect(content).toMatchObject({ moduleId: withApp.id, entrypoint: withApp.apps[0]!.entrypoint, appType: withApp.apps[0]!.type });
+    expect(content.blobPath).toMatch(/^https?:\/\//);
+    const branding = await app.value('registry.appBranding', { publicNamespace: namespace, name: appName });
+    expect(branding.logoPath).toBe(withApp.apps[0]!.logoPath);
+    expect(Object.keys(branding.textCustomizations).length).toBeGreaterThan(0);
+    expect(await app.call('registry.appContent', { publicNamespace: namespace, name: 'no-such-app' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
+
+  it('keeps an app’s text customizations, which the app does not edit, when a module is updated', async () => {
+    const withApp = (await app.value('registry.modules', { orgId, pageSize: 1000 })).items.find((m) => m.apps.length > 0)!;
+    // The manifest as the service holds it (the bridge's Module leaves customizations out).
+    const credentials = JSON.parse(readFileSync(join(dir.path, 'app', 'local-service', 'bootstrap-credentials.json'), 'utf8')) as { api_key_id: string; api_key: string };
+    const { address } = await app.value('connection.get', {});
+    const client = new FleetClient({ address, tls: false, apiKeyId: credentials.api_key_id, apiKey: credentials.api_key });
+    try {
+      const customizations = async () => (await client.call('read', client.app.getModule, { moduleId: withApp.id })).module!.apps[0]!.customizations;
+      const before = await customizations();
+      expect(Object.keys(before).length).toBeGreaterThan(0);
+      await app.value('registry.updateModule', { moduleId: withApp.id, url: withApp.url, description: `${withApp.description} (edited)`, models: [...withApp.models], entrypoint: withApp.entrypoint, visibility: withApp.visibility === 'public' ? 'public' : 'private', apps: withApp.apps.map((a) => ({ ...a, fragmentIds: [...a.fragmentIds] })), firstRun: withApp.firstRun });
+      expect(await customizations()).toEqual(before);
+    } finally {
+      client.close();
+    }
   });
 
   it('refuses a bad name or url at the bridge, before the service', async () => {
