@@ -13,6 +13,7 @@ import { machinesRequests, type MachinesResponses } from './machines';
 import { orgsRequests, type OrgsResponses } from './orgs';
 import { profilesRequests, type ProfilesResponses } from './profiles';
 import { registryRequests, type RegistryResponses } from './registry';
+import { trainingRequests, type TrainingResponses } from './training';
 import { uiRequests, type UiResponses } from './ui';
 
 /** The schema that main parses each channel's payload with before any handler sees it. */
@@ -25,6 +26,7 @@ export const requestSchemas = {
   ...machinesRequests,
   ...logsRequests,
   ...registryRequests,
+  ...trainingRequests,
   ...uiRequests,
 } as const;
 
@@ -37,6 +39,7 @@ export type Responses = ProfilesResponses &
   MachinesResponses &
   LogsResponses &
   RegistryResponses &
+  TrainingResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

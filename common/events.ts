@@ -9,6 +9,7 @@ import type { LivenessUpdate } from './machines';
 import type { OrgsSnapshot } from './orgs';
 import type { ProfilesState } from './profiles';
 import type { Upload } from './registry';
+import type { TrainingChanged, TrainingEnded, TrainingOpen } from './training';
 
 export interface Events {
   /** The active profile's connection changed (connecting, online, offline, a new error). */
@@ -33,6 +34,12 @@ export interface Events {
   'logs.tails': TailStatuses;
   /** The module upload queue: at once on a state change, at most 4 times a second with progress. */
   'registry.uploads': readonly Upload[];
+  /** The cached training jobs of these organizations changed; with the pending/running counts (the badge). */
+  'training.changed': TrainingChanged;
+  /** A watched training job succeeded or failed. */
+  'training.ended': TrainingEnded;
+  /** The user clicked a training job's desktop notification: show the job. */
+  'training.open': TrainingOpen;
 }
 
 export type EventName = keyof Events;
@@ -47,6 +54,9 @@ const names = {
   'logs.view': true,
   'logs.tails': true,
   'registry.uploads': true,
+  'training.changed': true,
+  'training.ended': true,
+  'training.open': true,
 } satisfies Record<EventName, true>;
 
 export const eventNames = Object.freeze(Object.keys(names)) as readonly EventName[];

@@ -251,6 +251,8 @@ export const registryRequests = {
   'registry.delete': z.object({ itemId: id }).strict(),
   /** A page of an organization's modules (ListModules). */
   'registry.modules': z.object({ orgId: id, pageToken, pageSize }).strict(),
+  /** The uploaded versions of any item (a module, an ML model, a training script, an archive) with their files, oldest first (ListRegistryItemVersions). */
+  'registry.versions': z.object({ itemId: id }).strict(),
   /** One module with its versions and files. */
   'registry.module': z.object({ moduleId: id }).strict(),
   'registry.createModule': z.object({ orgId: id, name: itemName }).strict(),
@@ -299,6 +301,7 @@ export interface RegistryResponses {
   'registry.update': RegistryItem;
   'registry.delete': null;
   'registry.modules': RegistryPage<Module>;
+  'registry.versions': readonly ModuleVersion[];
   'registry.module': Module;
   'registry.createModule': { readonly moduleId: string; readonly url: string };
   'registry.updateModule': Module;

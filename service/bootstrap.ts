@@ -5,6 +5,7 @@ import { ApiKeyStore } from './auth/keys';
 import { seedDemoFleet } from './demo';
 import { seedDemoRegistry } from './registry/demo';
 import { RegistryFiles } from './registry/files';
+import { seedDemoTraining } from './training/demo';
 import type { ErrorLog } from './errors';
 import { OrgStore } from './orgs/store';
 
@@ -52,7 +53,12 @@ export async function ensureBootstrap(
         keys.insert(key);
         const owner = { type: '', id: key.id } as const;
         const made = options.demo ? seedDemoFleet(db, orgs, owner, { machines: options.demoMachines }) : [orgs.create(DEFAULT_ORG_NAME, owner)];
-        if (options.demo) seedDemoRegistry(db, new RegistryFiles(dataDir), made, new Date());
+        if (options.demo) {
+          const files = new RegistryFiles(dataDir);
+          const now = new Date();
+          seedDemoRegistry(db, files, made, now);
+          seedDemoTraining(db, files, made, now);
+        }
         const [first] = made;
         if (first === undefined) throw new Error('the demo fleet has no organization');
         const credentials = { orgId: first.id, apiKeyId: key.id, apiKey: key.secret };

@@ -114,6 +114,18 @@ export const Reason = {
   UPLOAD_OFFSET_MISMATCH: 'UPLOAD_OFFSET_MISMATCH',
   /** ABORTED: a newer stream of the same file took this upload over (or the older one would not stop). */
   UPLOAD_IN_PROGRESS: 'UPLOAD_IN_PROGRESS',
+  /** NOT_FOUND: no such training job, or one of an organization the caller cannot see. */
+  TRAINING_JOB_NOT_FOUND: 'TRAINING_JOB_NOT_FOUND',
+  /** FAILED_PRECONDITION: CancelTrainingJob of a job that already SUCCEEDED or FAILED. */
+  TRAINING_JOB_COMPLETED: 'TRAINING_JOB_COMPLETED',
+  /** FAILED_PRECONDITION: DeleteCompletedTrainingJob of a job still PENDING, RUNNING or CANCELING. */
+  TRAINING_JOB_NOT_COMPLETED: 'TRAINING_JOB_NOT_COMPLETED',
+  /** ALREADY_EXISTS: a model_version used before for that model_name in the organization (by a job, or published). */
+  MODEL_VERSION_TAKEN: 'MODEL_VERSION_TAKEN',
+  /** FAILED_PRECONDITION: model_name names a registry item of the organization that is not an ML model. */
+  MODEL_NAME_TAKEN: 'MODEL_NAME_TAKEN',
+  /** FAILED_PRECONDITION: SubmitCustomTrainingJob naming a registry item that is not a training script. */
+  REGISTRY_ITEM_WRONG_TYPE: 'REGISTRY_ITEM_WRONG_TYPE',
   /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */

@@ -5,7 +5,12 @@ import { parseArgs } from 'node:util';
 import { credentialsJson } from './bootstrap';
 import { startService, type RunningService, type ServiceOptions } from './server';
 
-const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL]
+/** Read when --training-seconds is not given: the desktop app forks us with its environment, so end-to-end tests shorten jobs through it. */
+const TRAINING_SECONDS_ENV = 'FLEET_SERVICE_TRAINING_SECONDS';
+/** Longest training run accepted: a day. */
+const MAX_TRAINING_SECONDS = 86_400;
+
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL] [--training-seconds N]
 
   --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
   --data-dir DIR         database and bootstrap credentials; created if missing
@@ -14,6 +19,8 @@ const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [-
   --log-rate N           (benchmarks) the demo fleet's live parts log N lines a second in all
   --token-ttl SECONDS    lifetime of access tokens (default 3600)
   --public-url URL       base of the registry's module and download urls (default http://HOST:PORT)
+  --training-seconds N   how long an ML training job runs (default 120; fractions allowed);
+                         without the flag, the environment's ${TRAINING_SECONDS_ENV} if set
 
 When ready, prints one JSON line on stdout:
   {"address":"HOST:PORT","org_id":"…","api_key_id":"…","api_key":"…"}
@@ -21,7 +28,8 @@ A second instance may share a data dir (SQLite WAL with a busy timeout), though 
 
 class UsageError extends Error {}
 
-function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
+
+function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServiceOptions | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
@@ -36,6 +44,7 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
         'log-rate': { type: 'string' },
         'token-ttl': { type: 'string' },
         'public-url': { type: 'string' },
+        'training-seconds': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -68,7 +77,16 @@ function parseOptions(argv: readonly string[]): ServiceOptions | 'help' {
   }
   const publicUrl = values['public-url'];
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(publicUrl)) throw new UsageError(`--public-url must be an absolute http(s) URL, not "${publicUrl}"`);
-  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl };
+  const flag = values['training-seconds'];
+  const seconds = flag ?? (env[TRAINING_SECONDS_ENV] === '' ? undefined : env[TRAINING_SECONDS_ENV]);
+  let training: ServiceOptions['training'];
+  if (seconds !== undefined) {
+    const value = /^\d+(\.\d+)?$/.test(seconds) ? Number(seconds) : NaN;
+    const source = flag !== undefined ? '--training-seconds' : TRAINING_SECONDS_ENV;
+    if (!(value > 0 && value <= MAX_TRAINING_SECONDS)) throw new UsageError(`${source} must be a number of seconds above 0 and at most ${MAX_TRAINING_SECONDS}, not "${seconds}"`);
+    training = { runMs: Math.max(1, Math.round(value * 1000)) };
+  }
+  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl, training };
 }
 
 function fail(message: string): void {

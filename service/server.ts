@@ -17,7 +17,7 @@ import { migrate } from './db/migrate';
 import { serviceMigrations } from './db/migrations';
 import { openDatabase } from './db/open';
 import { Access } from './access/access';
-import { appRules } from './access/rules';
+import { appRules, trainingRules } from './access/rules';
 import { createLocationHandlers } from './locations/handlers';
 import { LocationStore } from './locations/store';
 import { createMachineHandlers } from './machines/handlers';
@@ -31,6 +31,9 @@ import { addService } from './rpc';
 import { RegistryFiles } from './registry/files';
 import { createRegistryHandlers, sweepUploads } from './registry/handlers';
 import { RegistryStore } from './registry/store';
+import { createTrainingHandlers } from './training/handlers';
+import { TrainingRunner, trainingTiming } from './training/runner';
+import { TrainingStore } from './training/store';
 
 export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
@@ -67,6 +70,13 @@ export interface ServiceOptions {
    * a file server there (docs/PROTOCOL.md section 11).
    */
   readonly publicUrl?: string;
+  /**
+   * ML training's pace (docs/PROTOCOL.md, "ML training"): how long a job runs (`runMs`, default
+   * 120 s), how long it stays PENDING at least (`pendingMs`, default 3 s or half a run when runs are
+   * shorter), and how often the runner advances jobs (`tickMs`, default a twentieth of a run, 20 ms
+   * to 1 s).
+   */
+  readonly training?: { readonly runMs?: number; readonly pendingMs?: number; readonly tickMs?: number };
 }
 
 /** A service that is serving. */
@@ -93,9 +103,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const ttl = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new Error(`tokenTtlSeconds must be a positive whole number of seconds, not ${ttl}`);
 
+  const timing = trainingTiming(options.training);
+
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(options.dataDir, DATABASE_FILE));
   const server = new Server();
+  let runner: TrainingRunner | undefined;
   try {
     const { from, to } = migrate(db, serviceMigrations);
     if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
@@ -112,6 +125,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const sweeper = setInterval(() => void sweepUploads(registry.store, registry.files).catch((e: unknown) => log(`sweeping uploads failed: ${String(e)}`)), 3_600_000);
     sweeper.unref();
     const feed = register(server, db, ttl, log, streams.signal, registry, options.tailCheckMs);
+    // Resumes the jobs a previous run left (their state is in their rows) before anyone can ask.
+    const jobs = new TrainingRunner(db, registry.files, log, timing);
+    runner = jobs;
+    jobs.start();
     const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true, logRate: options.logRate });
     const port = await bind(server, options.listen);
     address = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
@@ -124,6 +141,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       return (closing ??= shutdown(server, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS).then(() => {
         feed.stop();
         simulator.stop();
+        jobs.stop();
         clearInterval(sweeper);
         db.close();
         log('stopped');
@@ -131,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     };
     return { address, bootstrap, close };
   } catch (e) {
+    runner?.stop();
     server.forceShutdown();
     db.close();
     throw e;
@@ -173,7 +192,7 @@ function register(
     log,
     { rules: appRules, access },
   );
-  addService(server, MLTrainingServiceService, {}, guard, log);
+  addService(server, MLTrainingServiceService, { authenticated: createTrainingHandlers(new TrainingStore(db), access, pages) }, guard, log, { rules: trainingRules, access });
   // Health and reflection need no token, like their usual deployments: probes and tools such as
   // grpcurl, `buf curl` and grpc_health_probe use them before they have any credentials.
   addHealthAndReflection(server);

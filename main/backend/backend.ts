@@ -24,6 +24,8 @@ import { fleetResource } from '../machines/sync';
 import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
 import { uiHandlers } from '../ui/handlers';
+import { trainingHandlers } from '../training/handlers';
+import { TrainingWatcher, trainingResource, type TrainingNotify } from '../training/watcher';
 import type { CacheWorkerOptions } from '../cache/worker-client';
 import { profilesHandlers } from '../profiles/handlers';
 import { LOCAL_PROFILE_ID, ProfileStore } from '../profiles/store';
@@ -45,13 +47,17 @@ export interface BackendOptions {
   /** Replaces the OS keychain (tests of the session-only fallback). */
   readonly keychain?: { store: SecretStore; status: KeychainStatus };
   /** Connection timing; defaults suit people, tests shorten them. */
-  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number; tailMaxQueuedBytes?: number; tailMaxWriteBytes?: number; uploadRetryMinMs?: number; uploadRetryMaxMs?: number; uploadChunkBytes?: number };
+  readonly timing?: { retryMinMs?: number; retryMaxMs?: number; refreshMs?: number; deadlineMs?: number; livenessMs?: number; tailRetryMinMs?: number; tailRetryMaxMs?: number; tailMaxQueuedBytes?: number; tailMaxWriteBytes?: number; uploadRetryMinMs?: number; uploadRetryMaxMs?: number; uploadChunkBytes?: number; trainingPollMinMs?: number; trainingPollMaxMs?: number };
   /** Asks where to save a file (the Electron shell's save dialog). Without it, exports are offered as downloads (browser mode). */
   readonly chooseSavePath?: (suggestedName: string) => Promise<string | null>;
   /** Asks which files to open (the Electron shell's open dialog). Without it, the page picks files and sends them to the loopback server (browser mode). */
   readonly chooseOpenPaths?: (options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>;
   /** Whether uploads may name a file by path (Electron); browser mode passes false: its page sends files to the loopback server. */
   readonly acceptUploadPaths?: boolean;
+  /** Shows a desktop notification when a watched training job ends (Electron's Notification); without it the page shows its own (browser mode). */
+  readonly notify?: TrainingNotify;
+  /** Shows the count of running training jobs on the app's icon (Electron's badge count). */
+  readonly setBadge?: (running: number) => void;
   /** The cache worker (out/main/cache-worker.js beside the main bundle); without it cache jobs run on the main thread. */
   readonly cacheWorker?: CacheWorkerOptions;
 }
@@ -68,6 +74,7 @@ export class Backend {
   readonly #lock: DataDirLock;
   readonly #liveness: LivenessWatcher;
   readonly #tails: LogTails;
+  readonly #training: TrainingWatcher;
   /** The module upload queue; browser mode's server stages the page's files through it. */
   readonly uploads: RegistryUploads;
   #closed = false;
@@ -78,7 +85,20 @@ export class Backend {
     mkdirSync(options.userDataDir, { recursive: true, mode: 0o700 });
     const events = this.events;
     const profiles = ProfileStore.open(options.userDataDir, log);
-    const connection = new Connection({ events, resources: [orgsResource(events), fleetResource(events, log)], log, cacheWorker: options.cacheWorker, ...options.timing });
+    // The watcher needs the connection and the connection its resources: the resource reaches the watcher once both exist.
+    let training: TrainingWatcher | null = null;
+    const trainingOf = () => {
+      if (!training) throw new Error('the training watcher is not set up yet');
+      return training;
+    };
+    const connection = new Connection({
+      events,
+      resources: [orgsResource(events), fleetResource(events, log), trainingResource({ apply: (...a) => trainingOf().apply(...a), publish: (c) => trainingOf().publish(c) }, log)],
+      log,
+      cacheWorker: options.cacheWorker,
+      ...options.timing,
+    });
+    this.#training = training = new TrainingWatcher(connection, events, log, { notify: options.notify, setBadge: options.setBadge }, { pollMinMs: options.timing?.trainingPollMinMs, pollMaxMs: options.timing?.trainingPollMaxMs });
     this.#liveness = new LivenessWatcher(connection, events, log, options.timing?.livenessMs);
     this.#tails = new LogTails(connection, events, log, { retryMinMs: options.timing?.tailRetryMinMs, retryMaxMs: options.timing?.tailRetryMaxMs, maxQueuedBytes: options.timing?.tailMaxQueuedBytes, maxWriteBytes: options.timing?.tailMaxWriteBytes });
     this.uploads = new RegistryUploads(connection, events, {
@@ -133,6 +153,7 @@ export class Backend {
       ...uiHandlers(this.#ctx),
       ...logsHandlers(this.#ctx, this.#tails),
       ...registryHandlers(this.#ctx, this.uploads),
+      ...trainingHandlers(this.#ctx, this.#training),
     };
   }
 
@@ -186,6 +207,7 @@ export class Backend {
     this.#closed = true;
     this.#liveness.stop();
     this.#tails.stop();
+    this.#training.stop();
     this.uploads.close();
     const released = this.#ctx.connection.close();
     try {

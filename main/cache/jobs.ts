@@ -38,6 +38,8 @@ import type { LogFilter, LogRetention, LogViewUpdate } from '../../common/logs';
 import { EVICT_STEP, evictLogs, historyMark, insertLogBatches, logTotals, partSpan, putLogParts, readDetail, searchLogs, setHistoryMark, type IncomingEntry, type LogPartInfo } from '../logs/cache';
 import { LogViews } from '../logs/views';
 import { unpackMessages } from '../logs/convert';
+import { dropTrainingExcept, putTrainingJobs, removeTrainingJobs, replaceTrainingJobs, setWatched, type TrainingWrite } from '../training/cache';
+import type { CachedJob } from '../training/convert';
 
 /** The fleet replacement under way on a connection, if any (see the stream jobs below). */
 const streams = new WeakMap<CacheDb, FleetStream>();
@@ -136,6 +138,13 @@ export const cacheJobs = {
   },
   putMetadata: (db: CacheDb, type: MetadataResource, id: string, metadata: JsonObject, at: IsoTime): void => putMetadata(db, type, id, metadata, at),
   setUiState: (db: CacheDb, key: string, value: unknown): void => setUiState(db, key, value),
+  /** Training jobs read one by one; answers what changed and the watched jobs that ended. */
+  trainingPut: (db: CacheDb, jobs: readonly CachedJob[], at: IsoTime): TrainingWrite => putTrainingJobs(db, jobs, at),
+  /** An organization's whole list of jobs replaces its cached ones. */
+  trainingReplace: (db: CacheDb, orgId: string, jobs: readonly CachedJob[], at: IsoTime): TrainingWrite => replaceTrainingJobs(db, orgId, jobs, at),
+  trainingRemove: (db: CacheDb, ids: readonly string[]): void => removeTrainingJobs(db, ids),
+  trainingDropExcept: (db: CacheDb, orgIds: readonly string[]): void => dropTrainingExcept(db, orgIds),
+  trainingWatch: (db: CacheDb, jobId: string, watch: boolean, at: IsoTime): void => setWatched(db, jobId, watch, at),
   updateLiveness: (db: CacheDb, fresh: Readonly<Record<string, LivenessRow>>): Record<string, LivenessRow> => updateLiveness(db, fresh),
 
   /**

@@ -9,6 +9,7 @@ import type { TailRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs
 import type { UploadModuleFileRequest, UploadModuleFileResponse } from '../../proto/gen/fleet/app/v1/registry';
 import { AppServiceClient, AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
+import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AppError, fromServiceError, isServiceError } from '../backend/errors';
 
 export interface ServiceTarget {
@@ -54,6 +55,10 @@ const channelOptions = {
 
 export class FleetClient {
   readonly app: AppServiceClient;
+  /** fleet.mltraining.v1: its methods are passed to `call` like the app's. */
+  readonly training: MLTrainingServiceClient;
+  /** The training client's methods, to call each on the client it belongs to. */
+  readonly #trainingMethods = new Set<unknown>();
   readonly #auth: AuthServiceClient;
   readonly #target: ServiceTarget;
   readonly #deadlineMs: number;
@@ -66,6 +71,9 @@ export class FleetClient {
     const creds = target.tls ? credentials.createSsl() : credentials.createInsecure();
     this.#auth = new AuthServiceClient(target.address, creds, channelOptions);
     this.app = new AppServiceClient(target.address, creds, channelOptions);
+    // Same channel options on the same address: grpc-js shares the subchannel, so this is no second connection.
+    this.training = new MLTrainingServiceClient(target.address, creds, channelOptions);
+    for (const name of Object.keys(MLTrainingServiceService)) this.#trainingMethods.add((this.training as unknown as Record<string, unknown>)[name]);
   }
 
   /** Authenticates now (used to check a new profile's credentials before saving it). */
@@ -158,6 +166,7 @@ export class FleetClient {
 
   close(): void {
     this.app.close();
+    this.training.close();
     this.#auth.close();
   }
 
@@ -165,7 +174,7 @@ export class FleetClient {
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${token}`);
     return new Promise((resolve, reject) => {
-      method.call(this.app, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
+      method.call(this.#trainingMethods.has(method) ? this.training : this.app, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
         if (error) reject(error);
         else resolve(response);
       });

@@ -6,9 +6,10 @@ import {
   RegistryItemStatus as WireStatus,
   Visibility as WireVisibility,
   type Module as WireModule,
+  type ModuleVersion as WireModuleVersion,
   type RegistryItem as WireItem,
 } from '../../proto/gen/fleet/app/v1/registry';
-import type { AppBranding, AppContent, AppType, ItemStatus, Module, ModuleApp, PackageType, RegistryItem, Visibility } from '../../common/registry';
+import type { AppBranding, AppContent, AppType, ItemStatus, Module, ModuleApp, ModuleVersion, PackageType, RegistryItem, Visibility } from '../../common/registry';
 
 const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -77,6 +78,18 @@ export function appToWire(app: ModuleApp): WireApp {
   return { name: app.name, type: appTypeToWire(app.type), entrypoint: app.entrypoint, logoPath: app.logoPath, customizations: {}, fragmentIds: [...app.fragmentIds] };
 }
 
+/** One uploaded version of any registry item (GetModule's versions, ListRegistryItemVersions). */
+export function versionFromWire(v: WireModuleVersion): ModuleVersion {
+  return {
+    version: v.version,
+    platforms: [...v.platforms],
+    models: v.models.map((x) => ({ api: x.api, model: x.model })),
+    entrypoint: v.entrypoint,
+    uploadedAt: iso(v.uploadedAt),
+    files: v.files.map((f) => ({ platform: f.platform, sizeBytes: f.sizeBytes, sha256: f.sha256, uploadedAt: iso(f.uploadedAt), url: f.url })),
+  };
+}
+
 export function moduleFromWire(m: WireModule): Module {
   return {
     id: m.moduleId,
@@ -87,14 +100,7 @@ export function moduleFromWire(m: WireModule): Module {
     models: m.models.map((x) => ({ api: x.api, model: x.model })),
     entrypoint: m.entrypoint,
     visibility: visibility(m.visibility),
-    versions: m.versions.map((v) => ({
-      version: v.version,
-      platforms: [...v.platforms],
-      models: v.models.map((x) => ({ api: x.api, model: x.model })),
-      entrypoint: v.entrypoint,
-      uploadedAt: iso(v.uploadedAt),
-      files: v.files.map((f) => ({ platform: f.platform, sizeBytes: f.sizeBytes, sha256: f.sha256, uploadedAt: iso(f.uploadedAt), url: f.url })),
-    })),
+    versions: m.versions.map(versionFromWire),
     apps: m.apps.map(appFromWire),
     firstRun: m.firstRun,
     createdAt: iso(m.createdAt),

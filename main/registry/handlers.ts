@@ -8,7 +8,7 @@ import type { BackendContext } from '../backend/context';
 import { online, write } from '../backend/calls';
 import { AppError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
-import { appBrandingFromWire, appContentFromWire, appToWire, appTypeToWire, itemFromWire, moduleFromWire, packageTypeToWire, statusToWire, visibilityToWire } from './convert';
+import { appBrandingFromWire, appContentFromWire, appToWire, appTypeToWire, itemFromWire, moduleFromWire, versionFromWire, packageTypeToWire, statusToWire, visibilityToWire } from './convert';
 import type { RegistryUploads } from './uploads';
 
 type RegistryChannel =
@@ -18,6 +18,7 @@ type RegistryChannel =
   | 'registry.update'
   | 'registry.delete'
   | 'registry.modules'
+  | 'registry.versions'
   | 'registry.module'
   | 'registry.createModule'
   | 'registry.updateModule'
@@ -88,6 +89,12 @@ export function registryHandlers(ctx: BackendContext, uploads: RegistryUploads):
       online(connection, 'list the modules', async (client) => {
         const response = await client.call('list the modules', client.app.listModules, { orgId, pageToken, pageSize });
         return { items: response.modules.map(moduleFromWire), nextPageToken: response.nextPageToken };
+      }),
+
+    'registry.versions': ({ itemId }) =>
+      online(connection, 'list the versions', async (client) => {
+        const response = await client.call('list the versions', client.app.listRegistryItemVersions, { itemId });
+        return response.versions.map(versionFromWire);
       }),
 
     'registry.module': ({ moduleId }) => online(connection, 'read the module', async (client) => moduleFromWire(await getModule(client, moduleId))),

@@ -7,7 +7,7 @@ import { channelNames } from '../../common/channels';
 import type { ProfilesState } from '../../common/profiles';
 import { EventBus } from '../backend/events';
 import type { Handlers } from '../backend/router';
-import { fake, FakeBrowserWindow, FakeWebFrame, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
+import { fake, FakeBrowserWindow, FakeNotification, FakeWebFrame, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
 import { APP_SCHEME_PRIVILEGES } from './app-scheme';
 import { runShell, type ShellBackend, type ShellOptions } from './lifecycle';
@@ -118,6 +118,41 @@ describe('open dialog', () => {
     expect(fake.dialog.showOpenDialog.mock.calls.at(-1)?.at(-1)).toMatchObject({ filters, properties: ['openFile', 'multiSelections'] });
     fake.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
     expect(await chooseOpenPaths({ title: 'x', filters })).toEqual([]);
+  });
+});
+
+describe('training notifications and badge', () => {
+  type Notify = (n: { title: string; body: string; orgId: string; jobId: string }) => boolean;
+  it('shows a desktop notification that brings the window forward on the job when clicked', async () => {
+    const { openBackend } = await started();
+    const { notify } = (openBackend.mock.calls[0] as unknown as [{ notify: Notify }])[0];
+    expect(notify({ title: 'Training succeeded: yard 4', body: 'The model is in the registry.', orgId: 'o1', jobId: 'j1' })).toBe(true);
+    const [shown] = FakeNotification.instances;
+    expect(shown?.shown).toBe(true);
+    expect(shown?.options).toEqual({ title: 'Training succeeded: yard 4', body: 'The model is in the registry.' });
+    const window = windowAt();
+    window.minimized = true;
+    shown?.click();
+    expect(window.restore).toHaveBeenCalledOnce();
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(window.isMinimized()).toBe(false);
+    expect(window.webContents.send).toHaveBeenCalledWith(IPC_EVENT, 'training.open', { orgId: 'o1', jobId: 'j1' });
+  });
+
+  it('answers false where the desktop has no notifications, so the page shows its own', async () => {
+    const { openBackend } = await started();
+    const { notify } = (openBackend.mock.calls[0] as unknown as [{ notify: Notify }])[0];
+    FakeNotification.supported = false;
+    expect(notify({ title: 't', body: 'b', orgId: 'o', jobId: 'j' })).toBe(false);
+    expect(FakeNotification.instances).toHaveLength(0);
+  });
+
+  it('puts the count of running jobs on the app icon', async () => {
+    const { openBackend } = await started();
+    const { setBadge } = (openBackend.mock.calls[0] as unknown as [{ setBadge: (n: number) => void }])[0];
+    setBadge(3);
+    setBadge(0);
+    expect(fake.app.setBadgeCount.mock.calls).toEqual([[3], [0]]);
   });
 });
 

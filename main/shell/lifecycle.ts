@@ -4,7 +4,7 @@
  * pass a fake, which is why the backend is a parameter rather than an import.
  */
 import { join } from 'node:path';
-import { app, dialog, session, type BrowserWindow } from 'electron';
+import { app, dialog, Notification, session, type BrowserWindow } from 'electron';
 import { IPC_EVENT } from '../../common/bridge';
 import type { EventBus } from '../backend/events';
 import { createRouter, type BridgeHost, type Handlers } from '../backend/router';
@@ -37,6 +37,10 @@ export interface ShellBackendOptions {
   readonly chooseSavePath: (suggestedName: string) => Promise<string | null>;
   /** Asks which files to open (module uploads): the open dialog, over the app's window; [] when cancelled. */
   readonly chooseOpenPaths: (options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>;
+  /** A desktop notification for a training job that ended; a click brings the window forward on the job. False when the OS has none. */
+  readonly notify: (notice: { readonly title: string; readonly body: string; readonly orgId: string; readonly jobId: string }) => boolean;
+  /** The count of running training jobs on the app's icon (dock/launcher badge where the desktop has one). */
+  readonly setBadge: (running: number) => void;
 }
 
 export interface ShellPaths {
@@ -95,6 +99,18 @@ export function runShell(options: ShellOptions): boolean {
   const isAppWebContents = (id: number): boolean =>
     [...windows].some((w) => !w.isDestroyed() && w.webContents.id === id);
 
+  /** Bring the app's window forward (opening one if none is left). */
+  const focusWindow = (): BrowserWindow => {
+    const [window] = [...windows].filter((w) => !w.isDestroyed());
+    if (!window) return openWindow();
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+    return window;
+  };
+  // A notification is kept referenced until it is closed: one collected early never reports its click.
+  const notifications = new Set<Notification>();
+
   const backendReady = app.whenReady().then(() =>
     options.openBackend({
       userDataDir: app.getPath('userData'),
@@ -113,6 +129,24 @@ export function runShell(options: ShellOptions): boolean {
         const options = { title, filters, properties: ['openFile' as const, 'multiSelections' as const] };
         const answer = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
         return answer.canceled ? [] : answer.filePaths;
+      },
+      notify: ({ title, body, orgId, jobId }) => {
+        if (!Notification.isSupported()) return false;
+        const notification = new Notification({ title, body });
+        notifications.add(notification);
+        notification.on('click', () => {
+          notifications.delete(notification);
+          const window = focusWindow();
+          // The renderer opens the job (common/events.ts `training.open`); a window still loading gets it from its own start.
+          if (!window.webContents.isDestroyed()) window.webContents.send(IPC_EVENT, 'training.open', { orgId, jobId });
+        });
+        notification.on('close', () => notifications.delete(notification));
+        notification.show();
+        return true;
+      },
+      setBadge: (running) => {
+        // Linux launchers (Unity) and macOS show it; elsewhere Electron answers false and nothing changes.
+        app.setBadgeCount(running);
       },
     }),
   );
@@ -142,14 +176,7 @@ export function runShell(options: ShellOptions): boolean {
 
   app.on('second-instance', () => {
     if (!app.isReady()) return;
-    const [window] = windows;
-    if (!window) {
-      openWindow();
-      return;
-    }
-    if (window.isMinimized()) window.restore();
-    window.show();
-    window.focus();
+    focusWindow();
   });
 
   app.on('window-all-closed', () => {

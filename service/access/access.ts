@@ -81,7 +81,14 @@ export interface RegistryTarget {
   readonly visibility: number;
 }
 
-export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget | RegistryTarget;
+/** A training job (fleet.mltraining.v1): seen and held as its organization is. */
+export interface TrainingJobTarget {
+  readonly kind: 'trainingJob';
+  readonly id: string;
+  readonly orgId: string;
+}
+
+export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget | RegistryTarget | TrainingJobTarget;
 export type TargetKind = Target['kind'];
 
 /** What a rule names: a resource of a kind, by an id taken from a request field. */
@@ -111,6 +118,7 @@ const NOT_FOUND_REASON: Record<TargetKind, { reason: Reason; what: string }> = {
   registry: { reason: Reason.REGISTRY_ITEM_NOT_FOUND, what: 'registry item' },
   module: { reason: Reason.MODULE_NOT_FOUND, what: 'module' },
   package: { reason: Reason.MODULE_NOT_FOUND, what: 'module' },
+  trainingJob: { reason: Reason.TRAINING_JOB_NOT_FOUND, what: 'training job' },
 };
 
 /** VISIBILITY_PRIVATE of fleet.app.v1.Visibility. */
@@ -145,6 +153,10 @@ export class Access {
       case 'module':
       case 'package':
         return this.registryItem(ref.id, ref.kind);
+      case 'trainingJob': {
+        const orgId = this.db.prepare('SELECT organization_id FROM training_jobs WHERE id = ?').pluck().get(ref.id) as string | undefined;
+        return orgId === undefined ? undefined : { kind: 'trainingJob', id: ref.id, orgId };
+      }
     }
   }
 
@@ -226,6 +238,8 @@ export class Access {
       case 'module':
       case 'package':
         return target.visibility !== PRIVATE || grants.some((g) => g.resourceType === 'organization' && g.resourceId === target.orgId);
+      case 'trainingJob':
+        return seen.has(target.orgId);
     }
   }
 
@@ -259,6 +273,10 @@ export class Access {
         // Only organization roles: a location or machine role says nothing about what the organization publishes.
         on('organization', [target.orgId]);
         break;
+      case 'trainingJob':
+        // Training is the organization's: only organization roles count.
+        on('organization', [target.orgId]);
+        break;
     }
     return role;
   }
@@ -284,6 +302,9 @@ export class Access {
 export function permissionDenied(need: Role, target: Target, owning: boolean): FleetError {
   if (target.kind === 'registry' || target.kind === 'module' || target.kind === 'package') {
     return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on the organization of ${target.kind === 'registry' ? 'registry item' : 'module'} ${target.itemId}`);
+  }
+  if (target.kind === 'trainingJob') {
+    return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on organization ${target.orgId}, which owns training job ${target.id}`);
   }
   const name = target.kind === 'robot' ? 'machine' : target.kind === 'part' ? 'the machine of part' : target.kind;
   const id = target.id;

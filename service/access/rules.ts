@@ -1,5 +1,5 @@
 /**
- * The permission table: for every AppService operation, the shape checks of its request, the
+ * The permission tables: for every AppService (and MLTrainingService) operation, the shape checks of its request, the
  * resource its role is checked on, and the least role it needs (docs/PROTOCOL.md sections 10–11).
  * service/rpc.ts applies a method's row before its handler runs, in the protocol's order —
  * authentication, request shape (INVALID_ARGUMENT), existence and visibility (NOT_FOUND), role
@@ -8,11 +8,14 @@
  * operation adds a row here, not checks of its own.
  */
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
+import type { MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { logRequest } from '../logs/handlers';
 import type { ModuleFileInfo, UploadModuleFileRequest } from '../../proto/gen/fleet/app/v1/registry';
 import { invalidArgument, Reason } from '../errors';
 import { apps, archivePath, httpUrl, itemStatus, models, packageType, platform, registryId, registryName, registryText, semanticVersion, visibility } from '../registry/validate';
 import { displayName, freeText, idList, metadataJson, optionalId, publicNamespace, requiredId } from '../validate';
+import { pageSize } from '../paging';
+import { modelType, modelVersion, scriptVersion, statusFilter, tags } from '../training/validate';
 import type { Need, ResourceRef } from './access';
 
 type RequestOf<M> = M extends { requestDeserialize: (bytes: Buffer) => infer Req } ? Req : never;
@@ -184,6 +187,8 @@ export const appRules: Rules<typeof AppServiceService> = {
 
   // Registry items and modules: roles on the owning organization; public items seen by everyone.
   getRegistryItem: { resource: (r) => registry(r.itemId, 'item_id'), need: 'sees' },
+  // Any item's versions with their files (training scripts, models): seen as GetRegistryItem sees it.
+  listRegistryItemVersions: { resource: (r) => registry(r.itemId, 'item_id'), need: 'sees' },
   createRegistryItem: {
     validate: (r) => {
       requiredId('organization_id', r.organizationId);
@@ -261,4 +266,51 @@ export const appRules: Rules<typeof AppServiceService> = {
     resource: none,
     need: 'authenticated',
   },
+};
+
+const trainingJob = (id: string, field = 'id'): ResourceRef => ({ kind: 'trainingJob', id: requiredId(field, id), field });
+
+/**
+ * The permission table of MLTrainingService: every operation needs owner on the organization (the
+ * job's, for calls that name a job); training is the organization's, so only organization roles
+ * count (docs/PROTOCOL.md, "ML training").
+ */
+export const trainingRules: Rules<typeof MLTrainingServiceService> = {
+  submitTrainingJob: {
+    validate: (r) => {
+      requiredId('org_id', r.orgId);
+      requiredId('dataset_id', r.datasetId);
+      registryName('model_name', r.modelName);
+      modelVersion('model_version', r.modelVersion);
+      modelType('model_type', r.modelType);
+      tags('tags', r.tags);
+    },
+    resource: (r) => org(r.orgId),
+    need: 'owner',
+  },
+  submitCustomTrainingJob: {
+    validate: (r) => {
+      requiredId('org_id', r.orgId);
+      requiredId('dataset_id', r.datasetId);
+      registryId('registry_item_id', r.registryItemId);
+      scriptVersion('registry_item_version', r.registryItemVersion);
+      registryName('model_name', r.modelName);
+      modelVersion('model_version', r.modelVersion);
+    },
+    resource: (r) => org(r.orgId),
+    need: 'owner',
+  },
+  getTrainingJob: { resource: (r) => trainingJob(r.id), need: 'owner' },
+  listTrainingJobs: {
+    validate: (r) => {
+      requiredId('org_id', r.orgId);
+      statusFilter('status', r.status);
+      pageSize('page_size', r.pageSize);
+    },
+    resource: (r) => org(r.orgId),
+    need: 'owner',
+  },
+  cancelTrainingJob: { resource: (r) => trainingJob(r.id), need: 'owner' },
+  deleteCompletedTrainingJob: { resource: (r) => trainingJob(r.id), need: 'owner' },
+  listTrainingDatasets: { resource: (r) => org(r.orgId), need: 'owner' },
 };

@@ -72,6 +72,10 @@ export function createRegistryHandlers(
       return { item: store.toItem(store.row(registryTarget(ctx).id), request.includeMarkdownDocumentation) };
     },
 
+    async listRegistryItemVersions(_request, ctx) {
+      return { versions: store.versions(store.row(registryTarget(ctx).id)) };
+    },
+
     async createRegistryItem(request) {
       store.create(request.organizationId, request.name, request.type, new Date(now()));
       return {};

@@ -55,12 +55,13 @@ const SELECT = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '')
   r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at
   FROM registry_items r JOIN organizations o ON o.id = r.organization_id`;
 
-/** `1.10.2` → a key that orders versions numerically as text (`00000001.00000010.00000002`). */
+/**
+ * A key that orders versions as text: every run of digits is padded to 8 places, so numbers compare
+ * numerically — `1.10.2` → `00000001.00000010.00000002` (semantic versions), and free labels of
+ * trained models too: `2` < `10`, `2026-11-25` → `00002026-00000011-00000025`, `rc2` < `rc10`.
+ */
 export function versionKey(version: string): string {
-  return version
-    .split('.')
-    .map((n) => n.padStart(8, '0'))
-    .join('.');
+  return version.replace(/\d+/g, (n) => n.padStart(8, '0'));
 }
 
 /** The wire id of an item: `<namespace>:<name>`, or `<organization id>:<name>` without a namespace. */

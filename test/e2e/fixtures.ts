@@ -5,7 +5,8 @@
  * - electron: `_electron.launch` of the built app with the same user-data dir.
  * Nothing of ours is mocked: the real backend, service, SQLite files and keychain run underneath.
  */
-import { test as base, chromium, _electron, type Locator, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { test as base, chromium, _electron, expect, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,7 +125,14 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
   },
 });
 
-export { expect } from '@playwright/test';
+export { expect };
+
+/** An axe-core scan of what the page shows now: no serious or critical violation (`where` names the state in the failure). */
+export async function scan(page: Page, where: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`), where).toEqual([]);
+}
 
 /**
  * The fleet tree's row for `name`: a row's accessible name starts with its label and goes on with

@@ -5,9 +5,8 @@
  * one refused); search and jump with the palette; watch a part's dot go quiet and live again; browse
  * everything offline. Every state is scanned with axe-core: no serious or critical violation.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect, test, treeItem } from './fixtures';
+import { expect, scan, test, treeItem } from './fixtures';
 
 const ACME = 'Acme Warehouse Robotics';
 
@@ -34,12 +33,6 @@ async function open(page: Page, name: string): Promise<void> {
 }
 
 /** No serious or critical accessibility violation on the page as it is now. */
-async function scan(page: Page, where: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`), where).toEqual([]);
-}
-
 async function submitDialog(page: Page, value: string, button: string): Promise<void> {
   const dialog = ui(page).dialog;
   await expect(dialog).toBeVisible();

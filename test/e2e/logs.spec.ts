@@ -5,14 +5,13 @@
  * service and search the cache fleet-wide; restart it and see the tail resume, with no gap and no
  * duplicate in the cache compared with the service's own log. Every view is scanned with axe-core.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetClient } from '../../main/grpc/client';
 import { GetRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
-import { expect, test, treeItem } from './fixtures';
+import { expect, scan, test, treeItem } from './fixtures';
 
 const ACME = 'Acme Warehouse Robotics';
 /** A steady demo machine of Floor 1 whose parts log (tens of lines a minute). */
@@ -35,12 +34,6 @@ async function open(page: Page, name: string): Promise<void> {
   await row.click();
   if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
   await expect(row).toHaveAttribute('aria-expanded', 'true');
-}
-
-async function scan(page: Page, where: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`), where).toEqual([]);
 }
 
 /** The number in "N lines" under the histogram. */

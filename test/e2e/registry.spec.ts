@@ -5,14 +5,13 @@
  * retry it to done; kill the local service mid-upload and see it wait, then resume to the same hash;
  * browse and filter the registry and read a demo item's documentation. Pages are scanned with axe-core.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create as createTar } from 'tar';
-import { expect, test, treeItem } from './fixtures';
+import { expect, scan, test, treeItem } from './fixtures';
 
 const ACME = 'Acme Warehouse Robotics';
 
@@ -61,12 +60,6 @@ function servicePid(userDataDir: string): number {
     }
   }
   throw new Error(`no service process with --data-dir ${dataDir}`);
-}
-
-async function scan(page: Page, where: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`), where).toEqual([]);
 }
 
 function ui(page: Page) {

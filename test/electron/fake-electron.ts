@@ -129,6 +129,7 @@ class FakeApp extends EventEmitter {
   readonly requestSingleInstanceLock = vi.fn(() => this.hasLock);
   readonly quit = vi.fn();
   readonly enableSandbox = vi.fn();
+  readonly setBadgeCount = vi.fn((_count?: number) => true);
   readonly setPath = vi.fn((name: string, path: string) => {
     if (name !== 'userData') throw new Error(`fake app.setPath: unexpected ${name}`);
     this.userData = path;
@@ -164,6 +165,26 @@ class FakeApp extends EventEmitter {
     const event = { preventDefault: vi.fn() };
     this.emit('before-quit', event);
     return event.preventDefault.mock.calls.length > 0;
+  }
+}
+
+/** Electron's Notification: records what was shown; `click()` plays the user clicking it. */
+export class FakeNotification extends EventEmitter {
+  static instances: FakeNotification[] = [];
+  static supported = true;
+  static isSupported(): boolean {
+    return FakeNotification.supported;
+  }
+  shown = false;
+  constructor(readonly options: { title: string; body?: string }) {
+    super();
+    FakeNotification.instances.push(this);
+  }
+  show(): void {
+    this.shown = true;
+  }
+  click(): void {
+    this.emit('click', {});
   }
 }
 
@@ -358,6 +379,7 @@ export const electronModule = {
   protocol: fake.protocol,
   utilityProcess: fake.utilityProcess,
   BrowserWindow: FakeBrowserWindow,
+  Notification: FakeNotification,
 };
 
 export function resetFakeElectron(): void {
@@ -371,4 +393,6 @@ export function resetFakeElectron(): void {
   fake.protocol.reset();
   fake.utilityProcess.runWithNode = false;
   FakeUtilityProcess.instances = [];
+  FakeNotification.instances = [];
+  FakeNotification.supported = true;
 }

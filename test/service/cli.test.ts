@@ -7,6 +7,7 @@ import { credentials } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
+import { MLTrainingServiceClient, TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { CREDENTIALS_FILE } from '../../service/server';
 import { bearer, call, tempDir } from './helpers';
@@ -45,7 +46,12 @@ function newDataDir(): string {
 }
 
 function cli(...args: string[]): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  return cliWith({}, ...args);
+}
+
+/** The CLI with `env` added to the environment (FLEET_SERVICE_TRAINING_SECONDS unset unless given). */
+function cliWith(env: Record<string, string>, ...args: string[]): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLEET_SERVICE_TRAINING_SECONDS: '', ...env } });
   running.push(child);
   const out = { stdout: '', stderr: '' };
   // 'close', not 'exit': by then stdout and stderr are drained.
@@ -148,6 +154,30 @@ describe('service/main.ts', () => {
     expect(c.out.stderr).not.toContain(accessToken);
   });
 
+  it('runs training jobs for --training-seconds, or FLEET_SERVICE_TRAINING_SECONDS without the flag: the demo jobs finish in seconds', async () => {
+    for (const [env, args] of [[{ FLEET_SERVICE_TRAINING_SECONDS: '1' }, []], [{ FLEET_SERVICE_TRAINING_SECONDS: 'not a number' }, ['--training-seconds', '0.5']]] as const) {
+      const c = cliWith(env, '--listen', '127.0.0.1:0', '--data-dir', newDataDir(), '--demo', ...args);
+      const ready = await c.ready;
+      const auth = new AuthServiceClient(ready.address, credentials.createInsecure());
+      const training = new MLTrainingServiceClient(ready.address, credentials.createInsecure());
+      try {
+        const { accessToken } = await call(auth.authenticate.bind(auth), { entity: ready.api_key_id, credentials: { type: 'api-key', payload: ready.api_key } });
+        const deadline = Date.now() + 15_000;
+        let active = -1;
+        while (active !== 0 && Date.now() < deadline) {
+          const { jobs } = await call(training.listTrainingJobs.bind(training), { orgId: ready.org_id, status: 0, pageSize: 0, pageToken: '' }, bearer(accessToken));
+          active = jobs.filter((j) => j.status === TrainingStatus.TRAINING_STATUS_PENDING || j.status === TrainingStatus.TRAINING_STATUS_RUNNING).length;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(active).toBe(0);
+      } finally {
+        auth.close();
+        training.close();
+      }
+      expect(await stop(c)).toBe(0);
+    }
+  });
+
   it('stops, exiting 0, when forked by a parent that then disconnects, as the desktop app forks it', async () => {
     const child = fork(join(root, 'service/main.ts'), ['--listen', '127.0.0.1:0', '--data-dir', newDataDir()], {
       cwd: root,
@@ -223,8 +253,14 @@ describe('service/main.ts', () => {
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--demo', '--demo-machines', 'lots'], /--demo-machines must be a whole number/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--log-rate', '0'], /--log-rate must be a whole number of lines a second from 1 to 1000000/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--log-rate', 'fast'], /--log-rate must be a whole number/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--training-seconds', '0'], /--training-seconds must be a number of seconds above 0/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--training-seconds', '1e3'], /--training-seconds must be a number/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--training-seconds', '86401'], /at most 86400/],
+    [['FLEET_SERVICE_TRAINING_SECONDS=soon', '--listen', '127.0.0.1:0', '--data-dir', nowhere], /FLEET_SERVICE_TRAINING_SECONDS must be a number of seconds above 0/],
   ])('refuses %j with usage on stderr and exit code 2', async (args, why) => {
-    const c = cli(...args);
+    // A leading NAME=value is put in the environment.
+    const [first = '', ...rest] = args;
+    const c = first.includes('=') ? cliWith(Object.fromEntries([first.split('=')]) as Record<string, string>, ...rest) : cli(...args);
     expect(await c.exited).toBe(2);
     expect(c.out.stdout).toBe('');
     expect(c.out.stderr).toMatch(why);

@@ -3,13 +3,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import type { Metadata } from '@grpc/grpc-js';
+import { credentials, type Metadata } from '@grpc/grpc-js';
+import { MLTrainingServiceClient, TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { PackageType, RegistryItemStatus, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import { RegistryFiles } from '../../service/registry/files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { startSimulator } from '../../service/machines/simulator';
-import { appCall, ownerMetadata, startTestService, type TestService } from './helpers';
+import { appCall, call, ownerMetadata, startTestService, type TestService } from './helpers';
 
 const LIVE_MS = 10_000;
 
@@ -47,6 +48,41 @@ describe('the demo fleet', () => {
       expect(gunzipSync(bytes).subarray(257, 262).toString()).toBe('ustar');
     }
     expect((await appCall(t, 'getAppContent', { publicNamespace: 'acme-warehouse', name: 'floor-view' }, owner)).content).toMatchObject({ version: '1.2.0', entrypoint: 'app/index.html' });
+  });
+
+  it('trains: datasets in every organization (one unreadable), and in the first one jobs in every state, the succeeded ones with their models published', async () => {
+    const client = new MLTrainingServiceClient(t.service.address, credentials.createInsecure());
+    try {
+      const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
+      for (const org of orgs) {
+        const { datasets } = await call(client.listTrainingDatasets.bind(client), { orgId: org.id }, owner);
+        expect(datasets.length, org.name).toBeGreaterThanOrEqual(2);
+        for (const d of datasets) expect(d).toMatchObject({ name: expect.any(String), sizeBytes: expect.any(Number), imageCount: expect.any(Number), labels: expect.arrayContaining([expect.any(String)]) });
+        expect(datasets.map((d) => d.createdOn!.getTime())).toEqual(datasets.map((d) => d.createdOn!.getTime()).sort((a, b) => b - a));
+      }
+      expect(t.db().prepare('SELECT count(*) FROM training_datasets WHERE readable = 0').pluck().get()).toBeGreaterThanOrEqual(1);
+
+      const main = orgs.find((o) => o.name === DEMO_ORGANIZATIONS[0]!.name)!;
+      const { jobs } = await call(client.listTrainingJobs.bind(client), { orgId: main.id, status: 0, pageSize: 0, pageToken: '' }, owner);
+      const states = new Set(jobs.map((j) => j.status));
+      for (const s of [TrainingStatus.TRAINING_STATUS_PENDING, TrainingStatus.TRAINING_STATUS_RUNNING, TrainingStatus.TRAINING_STATUS_SUCCEEDED, TrainingStatus.TRAINING_STATUS_FAILED, TrainingStatus.TRAINING_STATUS_CANCELED]) {
+        expect(states.has(s), TrainingStatus[s]).toBe(true);
+      }
+      expect(jobs.filter((j) => j.status === TrainingStatus.TRAINING_STATUS_RUNNING).every((j) => j.progressPercent > 0 && j.progressPercent < 100)).toBe(true);
+      for (const j of jobs.filter((j) => j.status === TrainingStatus.TRAINING_STATUS_FAILED)) expect(j.error?.message).toMatch(/dataset/);
+      expect(jobs.find((j) => j.status === TrainingStatus.TRAINING_STATUS_CANCELED)).toMatchObject({ progressPercent: expect.any(Number), cancelRequested: expect.any(Date) });
+      const succeeded = jobs.filter((j) => j.status === TrainingStatus.TRAINING_STATUS_SUCCEEDED);
+      expect(succeeded.some((j) => j.isCustomJob && j.registryItemId === 'acme-warehouse:detector-trainer')).toBe(true);
+      for (const j of succeeded) {
+        const versions = (await appCall(t, 'listRegistryItemVersions', { itemId: j.syncedModelId }, owner)).versions;
+        expect(versions.map((v) => v.version), j.syncedModelId).toContain(j.modelVersion);
+        expect((await appCall(t, 'getRegistryItem', { itemId: j.syncedModelId }, owner)).item?.type).toBe(PackageType.PACKAGE_TYPE_ML_MODEL);
+      }
+      // The demo model gained the version a job published, after the uploaded ones.
+      expect((await appCall(t, 'listRegistryItemVersions', { itemId: 'acme-warehouse:pallet-detector' }, owner)).versions.map((v) => v.version)).toEqual(['1.0.0', '2.0.0', '2.1.0']);
+    } finally {
+      client.close();
+    }
   });
 
   it('has the demo organizations with nested locations (site → building → floor), about a hundred machines of one to four parts, and metadata', async () => {

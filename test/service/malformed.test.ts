@@ -12,11 +12,19 @@ import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
 import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
+import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
+import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import { appRules } from '../../service/access/rules';
-import { appCall, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
+import { appRules, trainingRules } from '../../service/access/rules';
+import { TrainingStore } from '../../service/training/store';
+import { appCall, call, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages } as unknown as Record<string, { fromPartial(v: unknown): Record<string, unknown> }>;
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...trainingMessages } as unknown as Record<
+  string,
+  { fromPartial(v: unknown): Record<string, unknown> }
+>;
+const isTraining = (method: string) => method in trainingRules;
+const definitionOf = (method: string) => (isTraining(method) ? MLTrainingServiceService : AppServiceService) as Record<string, { path: string; requestStream: boolean }>;
 
 const anyString = fc.oneof(
   fc.constant(''),
@@ -45,6 +53,9 @@ const anyStruct = fc.oneof(
   fc.constant(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))),
 );
 
+/** A training job of the target organization, so that random requests hit a real one too. */
+const JOB_ID = '11111111-1111-4111-8111-111111111111';
+
 const fileInfo = fc.record({ moduleId: fc.oneof(anyString, fc.constant('target-co:x')), version: fc.oneof(anyString, fc.constant('1.0.0')), platform: fc.oneof(anyString, fc.constant('linux/any')) });
 
 /** An arbitrary for each field of a request, from its proto3 default (and the few fields whose default says nothing). */
@@ -55,6 +66,8 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (name === 'types' || name === 'visibilities' || name === 'statuses') return fc.array(anyNumber, { maxLength: 5 });
+  if (name === 'registryItemId') return fc.oneof(anyString, fc.constant('target-co:trainer'), fc.constant('target-co:x'));
+  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID));
   if (name === 'models') return fc.array(fc.record({ api: anyString, model: anyString }), { maxLength: 3 });
   if (name === 'apps') return fc.array(fc.record({ name: anyString, type: anyNumber, entrypoint: anyString, logoPath: anyString, customizations: fc.constant({}), fragmentIds: fc.array(anyString, { maxLength: 2 }) }), { maxLength: 3 });
   if (name === 'moduleFileInfo') return fc.option(fileInfo, { nil: undefined });
@@ -81,10 +94,14 @@ const OPTIONAL_FIELDS: Record<string, readonly string[]> = {
   UpdateRegistryItemRequest: ['url'],
 };
 
-const isClientStream = (method: string) => (AppServiceService as Record<string, { requestStream: boolean }>)[method]?.requestStream === true;
+const isClientStream = (method: string) => definitionOf(method)[method]?.requestStream === true;
 
 /** A unary call, or a client stream whose first message is `request` (then a chunk, then the end). */
 function callMalformed(method: string, request: Record<string, unknown>, metadata: Metadata): Promise<unknown> {
+  if (isTraining(method)) {
+    const bound = (training[method as 'getTrainingJob'] as unknown as (...args: unknown[]) => unknown).bind(training) as Parameters<typeof call<unknown, unknown>>[0];
+    return call(bound, messages[`${method.charAt(0).toUpperCase()}${method.slice(1)}Request`]!.fromPartial(request), metadata);
+  }
   if (!isClientStream(method)) return appCall(t, method as 'getRobot', request as never, metadata);
   const first = registryMessages.UploadModuleFileRequest.fromPartial(request as Partial<registryMessages.UploadModuleFileRequest>);
   return uploadFile(t, { moduleId: '', version: '', platform: '' }, [], metadata, { messages: [first, { moduleFile: { $case: 'file', value: Buffer.from('chunk') }, writeOffset: 0 }] });
@@ -101,6 +118,7 @@ function requestArbitrary(method: string): fc.Arbitrary<Record<string, unknown>>
 
 let t: TestService;
 let owner: Metadata;
+let training: MLTrainingServiceClient;
 beforeAll(async () => {
   t = await startTestService();
   owner = await ownerMetadata(t);
@@ -111,14 +129,19 @@ beforeAll(async () => {
   await appCall(t, 'updateOrganization', { orgId, publicNamespace: 'target-co' }, owner);
   const { moduleId } = await appCall(t, 'createModule', { orgId, name: 'x' }, owner);
   await appCall(t, 'updateModule', { moduleId, url: 'https://example.com/x', entrypoint: 'run' }, owner);
+  await appCall(t, 'createRegistryItem', { organizationId: orgId, name: 'trainer', type: registryMessages.PackageType.PACKAGE_TYPE_ML_TRAINING }, owner);
+  const job = new TrainingStore(t.db()).submit({ orgId, datasetId: 'd', modelName: 'm', modelVersion: '1', modelType: 1, tags: ['a'] }, Date.now());
+  t.db().prepare('UPDATE training_jobs SET id = ? WHERE id = ?').run(JOB_ID, job);
+  training = new MLTrainingServiceClient(t.service.address, credentials.createInsecure());
 });
 afterAll(async () => {
+  training.close();
   await t.stop();
 });
 
 const BAD = new Set([status.INTERNAL, status.UNKNOWN]);
 
-describe.each(Object.keys(appRules))('%s', (method) => {
+describe.each([...Object.keys(appRules), ...Object.keys(trainingRules)])('%s', (method) => {
   it('answers every malformed request with a status the caller can act on, never INTERNAL or UNKNOWN', async () => {
     await fc.assert(
       fc.asyncProperty(requestArbitrary(method), async (request) => {
@@ -134,7 +157,7 @@ describe.each(Object.keys(appRules))('%s', (method) => {
 
   it('answers bytes that are no request message with INVALID_ARGUMENT', async () => {
     const client = new Client(t.service.address, credentials.createInsecure());
-    const path = (AppServiceService as Record<string, { path: string }>)[method]!.path;
+    const path = definitionOf(method)[method]!.path;
     try {
       await fc.assert(
         fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), async (bytes) => {

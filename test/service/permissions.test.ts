@@ -3,13 +3,16 @@
 // call is about, or its parent), machine operator, a key of another organization, and no token.
 // The expectations are written here from the protocol's rules, not read from service/access/rules.ts,
 // so a wrong row in the table fails this test.
-import { Metadata, status } from '@grpc/grpc-js';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appCall, createKeyWithOrg, bearer, ownerMetadata, scopedKey, startTestService, tokenFor, uploadFile, type TestService } from './helpers';
+import { appCall, call, createKeyWithOrg, bearer, ownerMetadata, scopedKey, startTestService, tokenFor, uploadFile, type TestService } from './helpers';
+import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
+import { MLTrainingServiceClient, ModelType, type MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
+import { TrainingStore } from '../../service/training/store';
 import { AppType } from '../../proto/gen/fleet/app/v1/apps';
 import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import type { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
-import { appRules } from '../../service/access/rules';
+import { appRules, trainingRules } from '../../service/access/rules';
 
 type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator' | 'another organization' | 'no token';
 /** `registry`: a private item or module of the organization (roles on the organization; others do not see it). */
@@ -34,10 +37,13 @@ interface World {
   readonly moduleId: string;
   readonly appName: string;
   readonly scriptId: string;
+  /** Training jobs of the organization: one PENDING, one CANCELED. */
+  readonly pendingJobId: string;
+  readonly canceledJobId: string;
 }
 
 interface Case {
-  readonly method: keyof AppServiceClient;
+  readonly method: keyof AppServiceClient | keyof typeof MLTrainingServiceService;
   readonly label?: string;
   readonly level: Level;
   readonly need: Need;
@@ -89,6 +95,7 @@ const CASES: Case[] = [
   { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
   // Registry: roles on the owning organization; a private item is not seen without one.
   { method: 'getRegistryItem', level: 'registry', need: 'sees', request: (w) => ({ itemId: w.scriptId }) },
+  { method: 'listRegistryItemVersions', level: 'registry', need: 'sees', request: (w) => ({ itemId: w.moduleId }) },
   { method: 'createRegistryItem', level: 'organization', need: 'owner', request: (w) => ({ organizationId: w.orgId, name: 'new-item', type: PackageType.PACKAGE_TYPE_ML_MODEL }) },
   { method: 'updateRegistryItem', level: 'registry', need: 'owner', request: (w) => ({ itemId: w.scriptId, type: PackageType.PACKAGE_TYPE_ML_TRAINING, visibility: Visibility.VISIBILITY_PRIVATE, description: 'x' }) },
   // Listings need only authentication, but an organization named must be seen (or show something public).
@@ -108,7 +115,27 @@ const CASES: Case[] = [
   { method: 'listModules', level: 'organization', need: 'sees', request: (w) => ({ orgId: w.orgId }) },
   { method: 'getAppContent', level: 'registry', need: 'sees', request: (w) => ({ publicNamespace: w.namespace, name: w.appName }) },
   { method: 'getAppBranding', level: 'registry', need: 'sees', request: (w) => ({ publicNamespace: w.namespace, name: w.appName }) },
+  // ML training: owner on the organization (the job's), through an organization role only.
+  ...(
+    [
+      ['submitTrainingJob', (w: World) => ({ orgId: w.orgId, datasetId: 'any-dataset', modelName: 'perm-model', modelVersion: '1', modelType: ModelType.MODEL_TYPE_OBJECT_DETECTION, tags: ['pallet'] })],
+      ['submitCustomTrainingJob', (w: World) => ({ orgId: w.orgId, datasetId: 'any-dataset', registryItemId: w.scriptId, registryItemVersion: '1.0.0', modelName: 'perm-model', modelVersion: '2' })],
+      ['getTrainingJob', (w: World) => ({ id: w.pendingJobId })],
+      ['listTrainingJobs', (w: World) => ({ orgId: w.orgId })],
+      ['cancelTrainingJob', (w: World) => ({ id: w.pendingJobId })],
+      ['deleteCompletedTrainingJob', (w: World) => ({ id: w.canceledJobId })],
+      ['listTrainingDatasets', (w: World) => ({ orgId: w.orgId })],
+    ] as const
+  ).map(([method, request]): Case => ({ method, level: 'organization', need: 'owner', request, call: (w, md) => trainingCall(method, request(w), md) })),
 ];
+
+let training: MLTrainingServiceClient;
+const trainingTypes = trainingMessages as unknown as Record<string, { fromPartial(v: unknown): unknown }>;
+function trainingCall(method: keyof typeof MLTrainingServiceService, request: Record<string, unknown>, md: Metadata): Promise<unknown> {
+  const type = trainingTypes[`${method.charAt(0).toUpperCase()}${method.slice(1)}Request`]!;
+  const bound = (training[method] as unknown as (...args: unknown[]) => unknown).bind(training) as Parameters<typeof call<unknown, unknown>>[0];
+  return call(bound, type.fromPartial(request), md);
+}
 
 /** The role each in-organization caller holds on a resource of each level (section 10: what covers what). */
 const COVERS: Record<'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator', Record<'organization' | 'location' | 'robot', 'owner' | 'operator' | null>> = {
@@ -148,8 +175,10 @@ beforeAll(async () => {
   owner = await ownerMetadata(t);
   const key = await createKeyWithOrg(t, 'Another Organization');
   other = bearer(await tokenFor(t, key.keyId, key.secret));
+  training = new MLTrainingServiceClient(t.service.address, credentials.createInsecure());
 });
 afterAll(async () => {
+  training.close();
   await t.stop();
 });
 
@@ -172,7 +201,12 @@ async function world(): Promise<World> {
   await appCall(t, 'updateModule', { moduleId, url: 'https://example.com/driver', entrypoint: 'run', apps: [{ name: appName, type: AppType.APP_TYPE_SINGLE_MACHINE, entrypoint: 'index.html', logoPath: '', customizations: {}, fragmentIds: [] }] }, owner);
   await uploadFile(t, { moduleId, version: '1.0.0', platform: 'linux/any' }, [Buffer.from('v1')], owner);
   await appCall(t, 'createRegistryItem', { organizationId: orgId, name: 'trainer', type: PackageType.PACKAGE_TYPE_ML_TRAINING }, owner);
-  return { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner, namespace, moduleId, appName, scriptId: `${namespace}:trainer` };
+  const jobs = new TrainingStore(t.db());
+  const job = (version: string) => jobs.submit({ orgId, datasetId: 'any-dataset', modelName: 'world-model', modelVersion: version, modelType: ModelType.MODEL_TYPE_OBJECT_DETECTION, tags: ['pallet'] }, Date.now());
+  const pendingJobId = job('1');
+  const canceledJobId = job('2');
+  t.db().prepare('UPDATE training_jobs SET status = 6 WHERE id = ?').run(canceledJobId);
+  return { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner, namespace, moduleId, appName, scriptId: `${namespace}:trainer`, pendingJobId, canceledJobId };
 }
 
 async function metadataFor(identity: Identity, w: World): Promise<Metadata> {
@@ -216,8 +250,10 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 36 operations of the fleet, the two of logs and the thirteen of the registry, which are every operation in the permission table', () => {
+it('covers the 36 operations of the fleet, the two of logs, the fourteen of the registry and the seven of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(51);
-  expect([...covered].sort()).toEqual(Object.keys(appRules).sort());
+  expect(covered.size).toBe(59);
+  expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
+  expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
+  expect(Object.keys(appRules)).toHaveLength(52);
 });

@@ -383,3 +383,37 @@ describe('deleting and apps', () => {
     await expectError(uploadFile(t, { moduleId, version: '9.9.9', platform: 'linux/any' }, [bytes(1)], orgOperator), { code: status.PERMISSION_DENIED });
   });
 });
+
+describe('ListRegistryItemVersions', () => {
+  it("lists a module's versions as GetModule does, oldest first, with their files", async () => {
+    const moduleId = await module();
+    for (const [version, platform] of [['1.10.0', 'linux/arm64'], ['1.2.0', 'linux/amd64'], ['1.2.0', 'darwin/arm64'], ['2.0.0', 'linux/any']] as const) {
+      await uploadFile(t, { moduleId, version, platform }, [bytes(20, version.length)], owner);
+    }
+    const { versions } = await appCall(t, 'listRegistryItemVersions', { itemId: moduleId }, owner);
+    expect(versions.map((v) => v.version)).toEqual(['1.2.0', '1.10.0', '2.0.0']);
+    expect(versions).toEqual((await appCall(t, 'getModule', { moduleId }, owner)).module?.versions);
+    expect(versions[0]?.files.map((f) => f.platform)).toEqual(['darwin/arm64', 'linux/amd64']);
+    expect(versions[0]?.files[0]).toMatchObject({ sizeBytes: 20, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), url: expect.stringContaining('/1.2.0/darwin/arm64'), uploadedAt: expect.any(Date) });
+  });
+
+  it("lists any item's versions: a training script's uploaded version, none for an item in development", async () => {
+    const name = fresh('script');
+    await appCall(t, 'createRegistryItem', { organizationId: orgId, name, type: PackageType.PACKAGE_TYPE_ML_TRAINING }, owner);
+    const itemId = `${orgId}:${name}`;
+    expect((await appCall(t, 'listRegistryItemVersions', { itemId }, owner)).versions).toEqual([]);
+    const file = bytes(300, 9);
+    await uploadFile(t, { moduleId: itemId, version: '0.1.0', platform: 'linux/any' }, [file], owner);
+    const [v] = (await appCall(t, 'listRegistryItemVersions', { itemId }, owner)).versions;
+    expect(v).toMatchObject({ version: '0.1.0', platforms: ['linux/any'], models: [], entrypoint: '', apps: [] });
+    expect(v?.files).toEqual([expect.objectContaining({ platform: 'linux/any', sizeBytes: 300, sha256: sha(file) })]);
+  });
+
+  it('answers NOT_FOUND for an unknown item or a private one the caller cannot see, INVALID_ARGUMENT for a malformed id', async () => {
+    await expectError(appCall(t, 'listRegistryItemVersions', { itemId: `${orgId}:no-such-item` }, owner), { code: status.NOT_FOUND, reason: 'REGISTRY_ITEM_NOT_FOUND', field: 'item_id' });
+    const moduleId = await module();
+    await expectError(appCall(t, 'listRegistryItemVersions', { itemId: moduleId }, other), { code: status.NOT_FOUND, reason: 'REGISTRY_ITEM_NOT_FOUND' });
+    await expectError(appCall(t, 'listRegistryItemVersions', { itemId: 'no-colon' }, owner), { code: status.INVALID_ARGUMENT, reason: 'FIELD_INVALID', field: 'item_id' });
+    await expectError(appCall(t, 'listRegistryItemVersions', { itemId: '' }, owner), { code: status.INVALID_ARGUMENT, reason: 'REQUIRED_FIELD_MISSING', field: 'item_id' });
+  });
+});

@@ -6,16 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceService } from '../../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import { appRules } from '../../service/access/rules';
+import { appRules, trainingRules } from '../../service/access/rules';
 import { methodLabel } from '../../service/rpc';
 import { callAnyKind, expectError, ownerMetadata, rawClient, startTestService, type MethodShape, type TestService } from './helpers';
 
 const GENERATED: readonly Readonly<Record<string, MethodShape>>[] = [AuthServiceService, AppServiceService, MLTrainingServiceService];
 
-/** Authenticate, and every AppService method with a row in the permission table (a handler cannot be registered without one). */
+const label = (service: string, name: string) => `${service}/${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+/** Authenticate, and every AppService and MLTrainingService method with a row in a permission table (a handler cannot be registered without one). */
 const IMPLEMENTED = new Set([
   'AuthService/Authenticate',
-  ...Object.keys(appRules).map((name) => `AppService/${name.charAt(0).toUpperCase()}${name.slice(1)}`),
+  ...Object.keys(appRules).map((name) => label('AppService', name)),
+  ...Object.keys(trainingRules).map((name) => label('MLTrainingService', name)),
 ]);
 const methods = GENERATED.flatMap((definition) => Object.values(definition));
 const unimplemented = methods.filter((m) => !IMPLEMENTED.has(methodLabel(m.path)));

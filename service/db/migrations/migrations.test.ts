@@ -417,3 +417,90 @@ describe('0009 registry', () => {
     for (const table of ['registry_items', 'registry_versions', 'registry_files', 'registry_uploads']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
   });
 });
+
+describe('0010 training', () => {
+  const ITEM = '99999999-9999-4999-8999-999999999999';
+  const JOB = '77777777-7777-4777-8777-777777777777';
+  /** A registry at 0009 with an item, two versions and their files; then migrated to 0010. */
+  function upgraded(): Database.Database {
+    const db = migratedTo(9);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare("INSERT INTO registry_items (id, organization_id, name, type, created_at, updated_at) VALUES (?, ?, 'lidar', 2, ?, ?)").run(ITEM, ORG, NOW, NOW);
+    for (const v of ['1.0.0', '1.10.0']) {
+      db.prepare("INSERT INTO registry_versions (item_id, version, version_key, entrypoint, models, apps, uploaded_at) VALUES (?, ?, ?, 'run', '[]', '[]', ?)").run(ITEM, v, `k${v}`, NOW);
+      db.prepare("INSERT INTO registry_files (item_id, version, platform, size_bytes, sha256, uploaded_at) VALUES (?, ?, 'linux/arm64', 10, ?, ?)").run(ITEM, v, 'a'.repeat(64), NOW);
+    }
+    migrate(db, serviceMigrations.slice(0, 10));
+    return db;
+  }
+  const job = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare(
+        `INSERT INTO training_jobs (id, organization_id, dataset_id, model_name, model_version, model_type, tags, is_custom, registry_item_id, status, error_code, created_on, last_modified)
+         VALUES (@id, @org, 'ds', @name, @version, 3, '["pallet"]', @custom, @script, @status, @code, @now, @now)`,
+      )
+      .run({ id: JOB, org: ORG, name: 'pallets', version: '1', custom: 0, script: '', status: 1, code: null, now: NOW, ...overrides });
+
+  it('rebuilds registry versions and files keeping every row and the foreign keys between them, with free version labels', () => {
+    const db = upgraded();
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    for (const table of ['registry_versions', 'registry_files']) expect(isStrict(db, table), table).toBe(true);
+    expect(db.prepare('SELECT version, version_key, entrypoint FROM registry_versions ORDER BY version').all()).toEqual([
+      { version: '1.0.0', version_key: 'k1.0.0', entrypoint: 'run' },
+      { version: '1.10.0', version_key: 'k1.10.0', entrypoint: 'run' },
+    ]);
+    expect(db.prepare('SELECT count(*) FROM registry_files').pluck().get()).toBe(2);
+    expect(db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'registry_files'").pluck().get()).toMatch(/REFERENCES "?registry_versions"? /);
+    expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name LIKE '%_v2'").pluck().get()).toBe(0);
+    const plan = db.prepare('EXPLAIN QUERY PLAN SELECT version FROM registry_versions WHERE item_id = ? ORDER BY version_key').all(ITEM) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join()).toMatch(/registry_versions_in_order/);
+    const version = db.prepare("INSERT INTO registry_versions (item_id, version, version_key, uploaded_at) VALUES (?, ?, 'k', ?)");
+    for (const v of ['1', '2026-11-25', 'rc_2', 'A'.repeat(64)]) version.run(ITEM, v, NOW);
+    for (const v of ['', '-1', '.1', 'a b', 'v1/2', 'A'.repeat(65)]) expect(() => version.run(ITEM, v, NOW), v).toThrow(/CHECK/);
+    expect(() => db.prepare("INSERT INTO registry_files (item_id, version, platform, size_bytes, sha256, uploaded_at) VALUES (?, '9.9.9', 'linux/any', 1, ?, ?)").run(ITEM, 'b'.repeat(64), NOW)).toThrow(/FOREIGN KEY/);
+    db.prepare('DELETE FROM registry_items WHERE id = ?').run(ITEM);
+    for (const table of ['registry_versions', 'registry_files']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+
+  it('creates STRICT tables for datasets, jobs and the model-version ledger, indexed for listing by organization newest first and by status', () => {
+    const db = upgraded();
+    for (const table of ['training_datasets', 'training_jobs', 'training_model_versions']) expect(isStrict(db, table), table).toBe(true);
+    expect(Object.keys(columns(db, 'training_jobs'))).toEqual([
+      'id', 'organization_id', 'dataset_id', 'model_name', 'model_version', 'model_type', 'tags', 'is_custom', 'script_item_id', 'registry_item_id', 'registry_item_version',
+      'status', 'error_code', 'error_message', 'progress_percent', 'created_on', 'last_modified', 'training_started', 'training_ended', 'cancel_requested', 'synced_model_id',
+    ]);
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan(`SELECT id FROM training_jobs WHERE organization_id = '${ORG}' ORDER BY created_on DESC, id DESC`)).toMatch(/training_jobs_by_org/);
+    expect(plan(`SELECT id FROM training_jobs WHERE status = 2 ORDER BY created_on`)).toMatch(/training_jobs_by_status/);
+  });
+
+  it('refuses bad jobs and datasets, keeps a model version taken once, and drops everything with the organization', () => {
+    const db = upgraded();
+    expect(() => job(db, { name: 'Pallets' })).toThrow(/CHECK/);
+    expect(() => job(db, { version: '-1' })).toThrow(/CHECK/);
+    expect(() => job(db, { status: 0 })).toThrow(/CHECK/);
+    expect(() => job(db, { status: 4 })).toThrow(/CHECK/); // FAILED needs an error
+    expect(() => job(db, { script: `${ORG}:lidar` })).toThrow(/CHECK/); // only custom jobs name a script
+    job(db, { status: 4, code: 5 });
+    expect(() => db.prepare('UPDATE training_jobs SET progress_percent = 101').run()).toThrow(/CHECK/);
+    const take = db.prepare("INSERT INTO training_model_versions (organization_id, model_name, model_version, job_id, taken_at) VALUES (?, 'pallets', '1', ?, ?)");
+    take.run(ORG, JOB, NOW);
+    expect(() => take.run(ORG, JOB, NOW)).toThrow(/UNIQUE|PRIMARY/);
+    const dataset = db.prepare("INSERT INTO training_datasets (id, organization_id, name, size_bytes, image_count, labels, created_on) VALUES (?, ?, ?, 1, 1, ?, ?)");
+    expect(() => dataset.run('d1', ORG, 'D', '{}', NOW)).toThrow(/CHECK/);
+    expect(() => dataset.run('d1', ORG, ' D', '[]', NOW)).toThrow(/CHECK/);
+    dataset.run('d1', ORG, 'D', '["pallet"]', NOW);
+    db.prepare('DELETE FROM training_jobs').run();
+    expect(db.prepare('SELECT count(*) FROM training_model_versions').pluck().get()).toBe(1);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    for (const table of ['training_datasets', 'training_jobs', 'training_model_versions']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+
+  it("sets a custom job's script to NULL when its item is deleted (the job then fails at start)", () => {
+    const db = upgraded();
+    job(db, { custom: 1, script: `${ORG}:lidar` });
+    db.prepare('UPDATE training_jobs SET script_item_id = ? WHERE id = ?').run(ITEM, JOB);
+    db.prepare('DELETE FROM registry_items WHERE id = ?').run(ITEM);
+    expect(db.prepare('SELECT script_item_id, registry_item_id FROM training_jobs').get()).toEqual({ script_item_id: null, registry_item_id: `${ORG}:lidar` });
+  });
+});

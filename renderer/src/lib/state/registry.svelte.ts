@@ -15,6 +15,7 @@ import {
   type Module,
   type ModuleApp,
   type ModuleModel,
+  type ModuleVersion,
   type PackageType,
   type RegistryItem,
   type Upload,
@@ -211,13 +212,17 @@ export class RegistryList {
   }
 }
 
-/** An item's page: the item with its documentation. */
+/** An item's page: the item with its documentation, and (not for a module: its own page has them) its uploaded versions. */
 export class RegistryItemView {
   readonly itemId: string;
   readonly #bridge: FleetBridge;
   item = $state.raw<RegistryItem | null>(null);
   loading = $state(false);
   error = $state.raw<BridgeError | null>(null);
+  /** Oldest first; null until read. */
+  versions = $state.raw<readonly ModuleVersion[] | null>(null);
+  versionsLoading = $state(false);
+  versionsError = $state.raw<BridgeError | null>(null);
 
   constructor(bridge: FleetBridge, itemId: string, known: RegistryItem | null = null) {
     this.#bridge = bridge;
@@ -233,7 +238,20 @@ export class RegistryItemView {
     if (result.ok) {
       this.item = result.value;
       this.error = null;
+      if (result.value.type !== 'module') void this.loadVersions();
     } else this.error = result.error;
+    return result;
+  }
+
+  /** The item's uploaded versions with their files (an ML model a training job published, a script's versions). */
+  async loadVersions(): Promise<Result<readonly ModuleVersion[]>> {
+    this.versionsLoading = true;
+    const result = await this.#bridge.invoke('registry.versions', { itemId: this.itemId });
+    this.versionsLoading = false;
+    if (result.ok) {
+      this.versions = result.value;
+      this.versionsError = null;
+    } else this.versionsError = result.error;
     return result;
   }
 

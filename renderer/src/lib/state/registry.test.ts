@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UploadCandidate } from '../../../../common/registry';
 import { err, ok } from '../../../../common/result';
 import { deferred, fakeBridge, settle } from '../testing/fake-transport';
-import { registryItem, registryModule, upload } from '../testing/fixtures';
+import { registryItem, registryModule, registryVersion, upload } from '../testing/fixtures';
 import { draftErrors, formatBytes, formatDuration, PAGE_SIZE, RegistryStore, shortHash, type StageFile, type UploadDraft } from './registry.svelte';
 
 const candidate = (source: UploadCandidate['source'], fileName: string, overrides: Partial<UploadCandidate> = {}): UploadCandidate => ({
@@ -150,6 +150,28 @@ describe('an item', () => {
     await store.createItem('org-acme', 'detector', 'ml_model');
     expect(transport.callsTo('registry.create')).toEqual([{ orgId: 'org-acme', name: 'detector', type: 'ml_model' }]);
     expect(store.page).toEqual({ kind: 'item', itemId: 'acme:detector' });
+  });
+});
+
+describe('an item\'s versions', () => {
+  it('an ML model, a training script or an archive shows its uploaded versions; a module does not ask (its page has them)', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.get', registryItem('yard-detector', { type: 'ml_model' }));
+    transport.handle('registry.versions', [registryVersion('3', ['linux/any']), registryVersion('4', ['linux/any'])]);
+    const view = store.openItem('acme:yard-detector');
+    await settle();
+    expect(transport.callsTo('registry.versions')).toEqual([{ itemId: 'acme:yard-detector' }]);
+    expect(view.versions?.map((v) => v.version)).toEqual(['3', '4']);
+
+    transport.handle('registry.versions', () => err('offline', 'The service cannot be reached.'));
+    await view.loadVersions();
+    expect(view.versionsError?.kind).toBe('offline');
+    expect(view.versions).toHaveLength(2);
+
+    transport.handle('registry.get', registryItem('stepper'));
+    store.openItem('acme:stepper');
+    await settle();
+    expect(transport.callsTo('registry.versions')).toHaveLength(2);
   });
 });
 

@@ -2,7 +2,8 @@ import type { ConnectionState } from '../../../../common/connection';
 import type { LocalServiceState } from '../../../../common/local-service';
 import type { Organization, OrgsSnapshot } from '../../../../common/orgs';
 import type { ProfileView, ProfilesState } from '../../../../common/profiles';
-import type { Module, RegistryItem, Upload } from '../../../../common/registry';
+import type { Module, ModuleVersion, RegistryItem, Upload } from '../../../../common/registry';
+import type { TrainingDataset, TrainingJob, TrainingModel, TrainingScript, TrainingSummary } from '../../../../common/training';
 
 export const localProfile: ProfileView = {
   id: 'local',
@@ -126,4 +127,90 @@ export function upload(id: string, overrides: Partial<Upload> = {}): Upload {
     finishedAt: null,
     ...overrides,
   };
+}
+
+/** A module or registry item version with one file per platform. */
+export function registryVersion(version: string, platforms: readonly string[] = ['linux/amd64'], overrides: Partial<ModuleVersion> = {}): ModuleVersion {
+  return {
+    version,
+    platforms,
+    models: [],
+    entrypoint: '',
+    uploadedAt: '2026-11-20T10:00:00.000Z',
+    files: platforms.map((platform, i) => ({
+      platform,
+      sizeBytes: 1024 * 1024 * (i + 1),
+      sha256: `${version.replace(/\W/g, '')}${i}`.padEnd(64, 'a'),
+      uploadedAt: '2026-11-20T10:00:00.000Z',
+      url: `http://x/registry/${version}/${platform}`,
+    })),
+    ...overrides,
+  };
+}
+
+/**
+ * A training job of org-acme: `yard-detector 4`, running at 40 % since 10:00 by default. Ids are
+ * `job-<model>-<version>`, so a test names jobs by what they train.
+ */
+export function trainingJob(modelName = 'yard-detector', modelVersion = '4', overrides: Partial<TrainingJob> = {}): TrainingJob {
+  return {
+    id: `job-${modelName}-${modelVersion}`,
+    orgId: 'org-acme',
+    datasetId: 'ds-yard',
+    modelName,
+    modelVersion,
+    modelType: 'object_detection',
+    tags: ['cone', 'pallet'],
+    custom: false,
+    registryItemId: '',
+    registryItemVersion: '',
+    status: 'running',
+    error: null,
+    progressPercent: 40,
+    createdOn: '2026-11-25T09:58:00.000Z',
+    lastModified: '2026-11-25T10:05:00.000Z',
+    startedOn: '2026-11-25T10:00:00.000Z',
+    endedOn: null,
+    cancelRequestedOn: null,
+    syncedModelId: '',
+    watched: true,
+    ...overrides,
+  };
+}
+
+/** A job that ended: succeeded (published as `acme:<model>`), failed (with an error) or canceled. */
+export function endedJob(status: 'succeeded' | 'failed' | 'canceled', modelName = 'yard-detector', modelVersion = '3', overrides: Partial<TrainingJob> = {}): TrainingJob {
+  return trainingJob(modelName, modelVersion, {
+    status,
+    progressPercent: status === 'succeeded' ? 100 : 60,
+    endedOn: '2026-11-25T10:12:05.000Z',
+    syncedModelId: status === 'succeeded' ? `acme:${modelName}` : '',
+    error: status === 'failed' ? { code: 'RESOURCE_EXHAUSTED', message: 'The trainer ran out of GPU memory.' } : null,
+    cancelRequestedOn: status === 'canceled' ? '2026-11-25T10:12:00.000Z' : null,
+    ...overrides,
+  });
+}
+
+export function trainingDataset(id: string, name: string, labels: readonly string[] = ['cone', 'pallet', 'person'], overrides: Partial<TrainingDataset> = {}): TrainingDataset {
+  return { id, orgId: 'org-acme', name, sizeBytes: 40 * 1024 * 1024, imageCount: 1200, labels, createdOn: '2026-10-01T10:00:00.000Z', lastUsedOn: null, ...overrides };
+}
+
+export function trainingModel(name: string, versions: readonly string[], nextVersion: string, overrides: Partial<TrainingModel> = {}): TrainingModel {
+  return { name, modelType: 'object_detection', versions, nextVersion, registryItemId: `acme:${name}`, ...overrides };
+}
+
+export function trainingScript(name: string, versions: readonly string[], overrides: Partial<TrainingScript> = {}): TrainingScript {
+  return {
+    itemId: `acme:${name}`,
+    orgId: 'org-acme',
+    name,
+    description: '',
+    versions: versions.map((version) => ({ version, uploadedAt: '2026-11-20T10:00:00.000Z', platforms: ['linux/any'] })),
+    ...overrides,
+  };
+}
+
+export function trainingSummary(byOrg: Record<string, { running: number; pending: number }> = {}): TrainingSummary {
+  const all = Object.values(byOrg);
+  return { running: all.reduce((n, o) => n + o.running, 0), pending: all.reduce((n, o) => n + o.pending, 0), byOrg };
 }

@@ -193,6 +193,8 @@ import {
   ListModulesResponse,
   ListRegistryItemsRequest,
   ListRegistryItemsResponse,
+  ListRegistryItemVersionsRequest,
+  ListRegistryItemVersionsResponse,
   UpdateModuleRequest,
   UpdateModuleResponse,
   UpdateRegistryItemRequest,
@@ -1463,6 +1465,27 @@ export const AppServiceService = {
     responseDeserialize: (value: Buffer): ListModulesResponse => ListModulesResponse.decode(value),
   },
   /**
+   * ListRegistryItemVersions lists the uploaded versions of any registry
+   * item (a module, an ML model, a training script, an archive) with their
+   * files, oldest first: what SubmitCustomTrainingJob can run, or what a
+   * training job published. Not in the spec; added in v1 because GetModule
+   * answers only for modules. Needs what GetRegistryItem needs. Errors:
+   * INVALID_ARGUMENT for a malformed id; NOT_FOUND (REGISTRY_ITEM_NOT_FOUND).
+   */
+  listRegistryItemVersions: {
+    path: "/fleet.app.v1.AppService/ListRegistryItemVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRegistryItemVersionsRequest): Buffer =>
+      Buffer.from(ListRegistryItemVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRegistryItemVersionsRequest =>
+      ListRegistryItemVersionsRequest.decode(value),
+    responseSerialize: (value: ListRegistryItemVersionsResponse): Buffer =>
+      Buffer.from(ListRegistryItemVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRegistryItemVersionsResponse =>
+      ListRegistryItemVersionsResponse.decode(value),
+  },
+  /**
    * CreateKey creates an API key with the given authorizations. Needs owner
    * on the organization. Errors: INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) for
    * an empty list, or a bad role or resource type; NOT_FOUND
@@ -2102,6 +2125,15 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    * all of them for a member, the public ones for anyone else.
    */
   listModules: handleUnaryCall<ListModulesRequest, ListModulesResponse>;
+  /**
+   * ListRegistryItemVersions lists the uploaded versions of any registry
+   * item (a module, an ML model, a training script, an archive) with their
+   * files, oldest first: what SubmitCustomTrainingJob can run, or what a
+   * training job published. Not in the spec; added in v1 because GetModule
+   * answers only for modules. Needs what GetRegistryItem needs. Errors:
+   * INVALID_ARGUMENT for a malformed id; NOT_FOUND (REGISTRY_ITEM_NOT_FOUND).
+   */
+  listRegistryItemVersions: handleUnaryCall<ListRegistryItemVersionsRequest, ListRegistryItemVersionsResponse>;
   /**
    * CreateKey creates an API key with the given authorizations. Needs owner
    * on the organization. Errors: INVALID_ARGUMENT (AUTHORIZATIONS_EMPTY) for
@@ -3720,6 +3752,29 @@ export interface AppServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListModulesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListRegistryItemVersions lists the uploaded versions of any registry
+   * item (a module, an ML model, a training script, an archive) with their
+   * files, oldest first: what SubmitCustomTrainingJob can run, or what a
+   * training job published. Not in the spec; added in v1 because GetModule
+   * answers only for modules. Needs what GetRegistryItem needs. Errors:
+   * INVALID_ARGUMENT for a malformed id; NOT_FOUND (REGISTRY_ITEM_NOT_FOUND).
+   */
+  listRegistryItemVersions(
+    request: ListRegistryItemVersionsRequest,
+    callback: (error: ServiceError | null, response: ListRegistryItemVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listRegistryItemVersions(
+    request: ListRegistryItemVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRegistryItemVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listRegistryItemVersions(
+    request: ListRegistryItemVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRegistryItemVersionsResponse) => void,
   ): ClientUnaryCall;
   /**
    * CreateKey creates an API key with the given authorizations. Needs owner

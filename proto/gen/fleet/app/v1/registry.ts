@@ -479,6 +479,19 @@ export interface ListModulesResponse {
   nextPageToken: string;
 }
 
+export interface ListRegistryItemVersionsRequest {
+  /** Same form as RegistryItem.item_id. */
+  itemId: string;
+}
+
+export interface ListRegistryItemVersionsResponse {
+  /**
+   * Oldest first. For items other than modules, models, entrypoint and apps
+   * are empty.
+   */
+  versions: ModuleVersion[];
+}
+
 function createBaseRegistryItem(): RegistryItem {
   return {
     itemId: "",
@@ -3837,6 +3850,156 @@ export const ListModulesResponse: MessageFns<ListModulesResponse> = {
     const message = createBaseListModulesResponse();
     message.modules = object.modules?.map((e) => Module.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListRegistryItemVersionsRequest(): ListRegistryItemVersionsRequest {
+  return { itemId: "" };
+}
+
+export const ListRegistryItemVersionsRequest: MessageFns<ListRegistryItemVersionsRequest> = {
+  encode(message: ListRegistryItemVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.itemId !== "") {
+      writer.uint32(10).string(message.itemId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRegistryItemVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRegistryItemVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.itemId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRegistryItemVersionsRequest {
+    return {
+      itemId: isSet(object.itemId)
+        ? globalThis.String(object.itemId)
+        : isSet(object.item_id)
+        ? globalThis.String(object.item_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRegistryItemVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.itemId !== "") {
+      obj.itemId = message.itemId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRegistryItemVersionsRequest>, I>>(base?: I): ListRegistryItemVersionsRequest {
+    return ListRegistryItemVersionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRegistryItemVersionsRequest>, I>>(
+    object: I,
+  ): ListRegistryItemVersionsRequest {
+    const message = createBaseListRegistryItemVersionsRequest();
+    message.itemId = object.itemId ?? "";
+    return message;
+  },
+};
+
+function createBaseListRegistryItemVersionsResponse(): ListRegistryItemVersionsResponse {
+  return { versions: [] };
+}
+
+export const ListRegistryItemVersionsResponse: MessageFns<ListRegistryItemVersionsResponse> = {
+  encode(message: ListRegistryItemVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.versions) {
+      ModuleVersion.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRegistryItemVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRegistryItemVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.versions.push(ModuleVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRegistryItemVersionsResponse {
+    return {
+      versions: globalThis.Array.isArray(object?.versions)
+        ? object.versions.map((e: any) => ModuleVersion.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListRegistryItemVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => ModuleVersion.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRegistryItemVersionsResponse>, I>>(
+    base?: I,
+  ): ListRegistryItemVersionsResponse {
+    return ListRegistryItemVersionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRegistryItemVersionsResponse>, I>>(
+    object: I,
+  ): ListRegistryItemVersionsResponse {
+    const message = createBaseListRegistryItemVersionsResponse();
+    message.versions = object.versions?.map((e) => ModuleVersion.fromPartial(e)) || [];
     return message;
   },
 };

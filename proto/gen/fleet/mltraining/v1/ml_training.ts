@@ -189,6 +189,17 @@ export interface TrainingJobMetadata {
    * once the job SUCCEEDED; empty before.
    */
   syncedModelId: string;
+  /**
+   * How far the run is, 0 to 100: 0 while PENDING, the share of the run
+   * done while RUNNING or CANCELING, 100 once SUCCEEDED; where a FAILED or
+   * CANCELED job stopped. Added in v1.
+   */
+  progressPercent: number;
+  /**
+   * When CancelTrainingJob was first called on the job; unset otherwise.
+   * Added in v1.
+   */
+  cancelRequested?: Date | undefined;
 }
 
 export interface SubmitTrainingJobRequest {
@@ -268,6 +279,30 @@ export interface DeleteCompletedTrainingJobRequest {
 }
 
 export interface DeleteCompletedTrainingJobResponse {
+}
+
+/** A dataset a training job can read (ListTrainingDatasets). */
+export interface TrainingDataset {
+  /** What SubmitTrainingJob's dataset_id names. */
+  id: string;
+  orgId: string;
+  name: string;
+  /** Stored size of the dataset's files. */
+  sizeBytes: number;
+  /** How many images (or samples) it holds. */
+  imageCount: number;
+  /** Labels annotated in the dataset: what tags may name to train on. */
+  labels: string[];
+  createdOn?: Date | undefined;
+}
+
+export interface ListTrainingDatasetsRequest {
+  orgId: string;
+}
+
+export interface ListTrainingDatasetsResponse {
+  /** Newest first. */
+  datasets: TrainingDataset[];
 }
 
 function createBaseTrainingJobError(): TrainingJobError {
@@ -374,6 +409,8 @@ function createBaseTrainingJobMetadata(): TrainingJobMetadata {
     trainingStarted: undefined,
     trainingEnded: undefined,
     syncedModelId: "",
+    progressPercent: 0,
+    cancelRequested: undefined,
   };
 }
 
@@ -429,6 +466,12 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
     }
     if (message.syncedModelId !== "") {
       writer.uint32(138).string(message.syncedModelId);
+    }
+    if (message.progressPercent !== 0) {
+      writer.uint32(144).int32(message.progressPercent);
+    }
+    if (message.cancelRequested !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelRequested), writer.uint32(154).fork()).join();
     }
     return writer;
   },
@@ -582,6 +625,22 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
             message.syncedModelId = reader.string();
             continue;
           }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.progressPercent = reader.int32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.cancelRequested = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -667,6 +726,16 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
         : isSet(object.synced_model_id)
         ? globalThis.String(object.synced_model_id)
         : "",
+      progressPercent: isSet(object.progressPercent)
+        ? globalThis.Number(object.progressPercent)
+        : isSet(object.progress_percent)
+        ? globalThis.Number(object.progress_percent)
+        : 0,
+      cancelRequested: isSet(object.cancelRequested)
+        ? fromJsonTimestamp(object.cancelRequested)
+        : isSet(object.cancel_requested)
+        ? fromJsonTimestamp(object.cancel_requested)
+        : undefined,
     };
   },
 
@@ -723,6 +792,12 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
     if (message.syncedModelId !== "") {
       obj.syncedModelId = message.syncedModelId;
     }
+    if (message.progressPercent !== 0) {
+      obj.progressPercent = Math.round(message.progressPercent);
+    }
+    if (message.cancelRequested !== undefined) {
+      obj.cancelRequested = message.cancelRequested.toISOString();
+    }
     return obj;
   },
 
@@ -750,6 +825,8 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
     message.trainingStarted = object.trainingStarted ?? undefined;
     message.trainingEnded = object.trainingEnded ?? undefined;
     message.syncedModelId = object.syncedModelId ?? "";
+    message.progressPercent = object.progressPercent ?? 0;
+    message.cancelRequested = object.cancelRequested ?? undefined;
     return message;
   },
 };
@@ -1836,6 +1913,333 @@ export const DeleteCompletedTrainingJobResponse: MessageFns<DeleteCompletedTrain
   },
 };
 
+function createBaseTrainingDataset(): TrainingDataset {
+  return { id: "", orgId: "", name: "", sizeBytes: 0, imageCount: 0, labels: [], createdOn: undefined };
+}
+
+export const TrainingDataset: MessageFns<TrainingDataset> = {
+  encode(message: TrainingDataset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.orgId !== "") {
+      writer.uint32(18).string(message.orgId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(32).int64(message.sizeBytes);
+    }
+    if (message.imageCount !== 0) {
+      writer.uint32(40).int32(message.imageCount);
+    }
+    for (const v of message.labels) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.createdOn !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdOn), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TrainingDataset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTrainingDataset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.imageCount = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.labels.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TrainingDataset {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      imageCount: isSet(object.imageCount)
+        ? globalThis.Number(object.imageCount)
+        : isSet(object.image_count)
+        ? globalThis.Number(object.image_count)
+        : 0,
+      labels: globalThis.Array.isArray(object?.labels)
+        ? object.labels.map((e: any) => globalThis.String(e))
+        : [],
+      createdOn: isSet(object.createdOn)
+        ? fromJsonTimestamp(object.createdOn)
+        : isSet(object.created_on)
+        ? fromJsonTimestamp(object.created_on)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TrainingDataset): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.imageCount !== 0) {
+      obj.imageCount = Math.round(message.imageCount);
+    }
+    if (message.labels?.length) {
+      obj.labels = message.labels;
+    }
+    if (message.createdOn !== undefined) {
+      obj.createdOn = message.createdOn.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TrainingDataset>, I>>(base?: I): TrainingDataset {
+    return TrainingDataset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TrainingDataset>, I>>(object: I): TrainingDataset {
+    const message = createBaseTrainingDataset();
+    message.id = object.id ?? "";
+    message.orgId = object.orgId ?? "";
+    message.name = object.name ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.imageCount = object.imageCount ?? 0;
+    message.labels = object.labels?.map((e) => e) || [];
+    message.createdOn = object.createdOn ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTrainingDatasetsRequest(): ListTrainingDatasetsRequest {
+  return { orgId: "" };
+}
+
+export const ListTrainingDatasetsRequest: MessageFns<ListTrainingDatasetsRequest> = {
+  encode(message: ListTrainingDatasetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTrainingDatasetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTrainingDatasetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTrainingDatasetsRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTrainingDatasetsRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTrainingDatasetsRequest>, I>>(base?: I): ListTrainingDatasetsRequest {
+    return ListTrainingDatasetsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTrainingDatasetsRequest>, I>>(object: I): ListTrainingDatasetsRequest {
+    const message = createBaseListTrainingDatasetsRequest();
+    message.orgId = object.orgId ?? "";
+    return message;
+  },
+};
+
+function createBaseListTrainingDatasetsResponse(): ListTrainingDatasetsResponse {
+  return { datasets: [] };
+}
+
+export const ListTrainingDatasetsResponse: MessageFns<ListTrainingDatasetsResponse> = {
+  encode(message: ListTrainingDatasetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.datasets) {
+      TrainingDataset.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTrainingDatasetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTrainingDatasetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasets.push(TrainingDataset.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTrainingDatasetsResponse {
+    return {
+      datasets: globalThis.Array.isArray(object?.datasets)
+        ? object.datasets.map((e: any) => TrainingDataset.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListTrainingDatasetsResponse): unknown {
+    const obj: any = {};
+    if (message.datasets?.length) {
+      obj.datasets = message.datasets.map((e) => TrainingDataset.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTrainingDatasetsResponse>, I>>(base?: I): ListTrainingDatasetsResponse {
+    return ListTrainingDatasetsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTrainingDatasetsResponse>, I>>(object: I): ListTrainingDatasetsResponse {
+    const message = createBaseListTrainingDatasetsResponse();
+    message.datasets = object.datasets?.map((e) => TrainingDataset.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type MLTrainingServiceService = typeof MLTrainingServiceService;
 export const MLTrainingServiceService = {
   /**
@@ -1949,6 +2353,24 @@ export const MLTrainingServiceService = {
     responseDeserialize: (value: Buffer): DeleteCompletedTrainingJobResponse =>
       DeleteCompletedTrainingJobResponse.decode(value),
   },
+  /**
+   * ListTrainingDatasets lists the datasets of an organization this service
+   * can train on, newest first: what a dataset_id may name. Not in the spec
+   * (it has no dataset API); added in v1 so that clients can offer datasets
+   * instead of asking for ids. Needs owner on the organization, like every
+   * training operation.
+   */
+  listTrainingDatasets: {
+    path: "/fleet.mltraining.v1.MLTrainingService/ListTrainingDatasets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTrainingDatasetsRequest): Buffer =>
+      Buffer.from(ListTrainingDatasetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTrainingDatasetsRequest => ListTrainingDatasetsRequest.decode(value),
+    responseSerialize: (value: ListTrainingDatasetsResponse): Buffer =>
+      Buffer.from(ListTrainingDatasetsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTrainingDatasetsResponse => ListTrainingDatasetsResponse.decode(value),
+  },
 } as const;
 
 export interface MLTrainingServiceServer extends UntypedServiceImplementation {
@@ -2000,6 +2422,14 @@ export interface MLTrainingServiceServer extends UntypedServiceImplementation {
    * (TRAINING_JOB_NOT_COMPLETED) for a PENDING, RUNNING or CANCELING job.
    */
   deleteCompletedTrainingJob: handleUnaryCall<DeleteCompletedTrainingJobRequest, DeleteCompletedTrainingJobResponse>;
+  /**
+   * ListTrainingDatasets lists the datasets of an organization this service
+   * can train on, newest first: what a dataset_id may name. Not in the spec
+   * (it has no dataset API); added in v1 so that clients can offer datasets
+   * instead of asking for ids. Needs owner on the organization, like every
+   * training operation.
+   */
+  listTrainingDatasets: handleUnaryCall<ListTrainingDatasetsRequest, ListTrainingDatasetsResponse>;
 }
 
 export interface MLTrainingServiceClient extends Client {
@@ -2135,6 +2565,28 @@ export interface MLTrainingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteCompletedTrainingJobResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * ListTrainingDatasets lists the datasets of an organization this service
+   * can train on, newest first: what a dataset_id may name. Not in the spec
+   * (it has no dataset API); added in v1 so that clients can offer datasets
+   * instead of asking for ids. Needs owner on the organization, like every
+   * training operation.
+   */
+  listTrainingDatasets(
+    request: ListTrainingDatasetsRequest,
+    callback: (error: ServiceError | null, response: ListTrainingDatasetsResponse) => void,
+  ): ClientUnaryCall;
+  listTrainingDatasets(
+    request: ListTrainingDatasetsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTrainingDatasetsResponse) => void,
+  ): ClientUnaryCall;
+  listTrainingDatasets(
+    request: ListTrainingDatasetsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTrainingDatasetsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const MLTrainingServiceClient = makeGenericClientConstructor(
@@ -2179,6 +2631,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {

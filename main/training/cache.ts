@@ -1,0 +1,156 @@
+/**
+ * The training tables of a profile's cache (migration 10): jobs as the service last answered them,
+ * and the jobs the user is notified about. Writes run as cache jobs (main/cache/jobs.ts); reads are
+ * small and stay on the main thread.
+ */
+import type { TrainingJob, TrainingStatus, TrainingSummary } from '../../common/training';
+import { ACTIVE_TRAINING_STATUSES } from '../../common/training';
+import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
+import type { CachedJob } from './convert';
+
+/** The sync_state key of an organization's jobs. */
+export const trainingResourceKey = (orgId: string): string => `training:${orgId}`;
+
+interface Row {
+  job: string;
+  watched: number;
+}
+
+const SELECT = `SELECT j.job, (w.job_id IS NOT NULL) AS watched FROM training_jobs j LEFT JOIN training_watched w ON w.job_id = j.id`;
+
+function fromRow(row: Row): TrainingJob {
+  return { ...(JSON.parse(row.job) as CachedJob), watched: row.watched === 1 };
+}
+
+/** What a write changed: whether anything did, and the watched jobs it saw end (succeeded or failed). */
+export interface TrainingWrite {
+  readonly changed: boolean;
+  readonly ended: TrainingJob[];
+}
+
+const UPSERT = `INSERT INTO training_jobs (id, org_id, status, created_on, job, cached_at) VALUES (?, ?, ?, ?, ?, ?)
+  ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, status = excluded.status, created_on = excluded.created_on, job = excluded.job, cached_at = excluded.cached_at`;
+
+/** Upsert `jobs`, noting which changed and which watched ones went from active to succeeded or failed. */
+function put(db: CacheDb, jobs: readonly CachedJob[], at: string): TrainingWrite {
+  const before = db.prepare('SELECT status, job FROM training_jobs WHERE id = ?');
+  const upsert = db.prepare(UPSERT);
+  const watched = db.prepare('SELECT 1 FROM training_watched WHERE job_id = ?').pluck();
+  let changed = false;
+  const ended: TrainingJob[] = [];
+  for (const job of jobs) {
+    const json = JSON.stringify(job);
+    const old = before.get(job.id) as { status: TrainingStatus; job: string } | undefined;
+    if (old?.job === json) continue;
+    changed = true;
+    upsert.run(job.id, job.orgId, job.status, job.createdOn, json, at);
+    const wasActive = old === undefined || ACTIVE_TRAINING_STATUSES.includes(old.status);
+    if (wasActive && (job.status === 'succeeded' || job.status === 'failed') && watched.get(job.id) !== undefined) {
+      ended.push({ ...job, watched: true });
+    }
+  }
+  return { changed, ended };
+}
+
+/** Store jobs read one by one (a Get, a submit, a poll) without touching the organization's others. */
+export function putTrainingJobs(db: CacheDb, jobs: readonly CachedJob[], at: string): TrainingWrite {
+  return db.transaction(() => put(db, jobs, at))();
+}
+
+/**
+ * Make the organization's cached jobs equal to `jobs`, the service's whole list, in one transaction:
+ * a failure halfway leaves the previous list. Jobs no longer listed (deleted elsewhere) go, and so
+ * does their watch.
+ */
+export function replaceTrainingJobs(db: CacheDb, orgId: string, jobs: readonly CachedJob[], at: string): TrainingWrite {
+  return db.transaction(() => {
+    const keep = new Set(jobs.map((j) => j.id));
+    const existing = db.prepare('SELECT id FROM training_jobs WHERE org_id = ?').pluck().all(orgId) as string[];
+    const gone = existing.filter((id) => !keep.has(id));
+    removeJobs(db, gone);
+    const write = put(db, jobs, at);
+    markSynced(db, trainingResourceKey(orgId), at);
+    return { changed: write.changed || gone.length > 0, ended: write.ended };
+  })();
+}
+
+function removeJobs(db: CacheDb, ids: readonly string[]): void {
+  const job = db.prepare('DELETE FROM training_jobs WHERE id = ?');
+  const watch = db.prepare('DELETE FROM training_watched WHERE job_id = ?');
+  for (const id of ids) {
+    job.run(id);
+    watch.run(id);
+  }
+}
+
+/** Forget deleted jobs (and their watch). */
+export function removeTrainingJobs(db: CacheDb, ids: readonly string[]): void {
+  db.transaction(() => removeJobs(db, ids))();
+}
+
+/** Forget the jobs of organizations the profile no longer sees. */
+export function dropTrainingExcept(db: CacheDb, orgIds: readonly string[]): void {
+  const keep = new Set(orgIds);
+  db.transaction(() => {
+    const orgs = db.prepare('SELECT DISTINCT org_id FROM training_jobs').pluck().all() as string[];
+    for (const orgId of orgs) {
+      if (keep.has(orgId)) continue;
+      removeJobs(db, db.prepare('SELECT id FROM training_jobs WHERE org_id = ?').pluck().all(orgId) as string[]);
+      db.prepare('DELETE FROM sync_state WHERE resource = ?').run(trainingResourceKey(orgId));
+    }
+  })();
+}
+
+export function setWatched(db: CacheDb, jobId: string, watch: boolean, at: string): void {
+  if (watch) db.prepare('INSERT INTO training_watched (job_id, since) VALUES (?, ?) ON CONFLICT (job_id) DO NOTHING').run(jobId, at);
+  else db.prepare('DELETE FROM training_watched WHERE job_id = ?').run(jobId);
+}
+
+/** An organization's cached jobs, newest first, optionally of one status. */
+export function listTrainingJobs(db: CacheDb, orgId: string, status: TrainingStatus | null): TrainingJob[] {
+  const rows = status
+    ? (db.prepare(`${SELECT} WHERE j.org_id = ? AND j.status = ? ORDER BY j.created_on DESC, j.id`).all(orgId, status) as Row[])
+    : (db.prepare(`${SELECT} WHERE j.org_id = ? ORDER BY j.created_on DESC, j.id`).all(orgId) as Row[]);
+  return rows.map(fromRow);
+}
+
+export function getTrainingJob(db: CacheDb, jobId: string): TrainingJob | null {
+  const row = db.prepare(`${SELECT} WHERE j.id = ?`).get(jobId) as Row | undefined;
+  return row ? fromRow(row) : null;
+}
+
+/** Cached jobs still changing by themselves (pending, running, canceling): what the watcher polls. */
+export function activeTrainingJobs(db: CacheDb): TrainingJob[] {
+  return (db.prepare(`${SELECT} WHERE j.status IN ('pending', 'running', 'canceling') ORDER BY j.created_on, j.id`).all() as Row[]).map(fromRow);
+}
+
+export function trainingSummary(db: CacheDb): TrainingSummary {
+  const rows = db.prepare(`SELECT org_id, status, count(*) AS n FROM training_jobs WHERE status IN ('pending', 'running') GROUP BY org_id, status`).all() as {
+    org_id: string;
+    status: 'pending' | 'running';
+    n: number;
+  }[];
+  const byOrg: Record<string, { running: number; pending: number }> = {};
+  let running = 0;
+  let pending = 0;
+  for (const row of rows) {
+    const org = (byOrg[row.org_id] ??= { running: 0, pending: 0 });
+    org[row.status] = row.n;
+    if (row.status === 'running') running += row.n;
+    else pending += row.n;
+  }
+  return { running, pending, byOrg };
+}
+
+/** When the organization's jobs were last listed whole from the service; null when never. */
+export function trainingSyncedAt(db: CacheDb, orgId: string): string | null {
+  return syncedAt(db, trainingResourceKey(orgId));
+}
+
+/** The last time a job of the organization trained on each dataset. */
+export function datasetsLastUsed(db: CacheDb, orgId: string): Map<string, string> {
+  const rows = db
+    .prepare(`SELECT json_extract(job, '$.datasetId') AS dataset, max(created_on) AS at FROM training_jobs WHERE org_id = ? AND created_on IS NOT NULL GROUP BY dataset`)
+    .all(orgId) as { dataset: string; at: string }[];
+  return new Map(rows.map((r) => [r.dataset, r.at]));
+}
