@@ -68,6 +68,8 @@ export interface TrainingJob {
   /** The organization that owns the job. */
   readonly orgId: string;
   readonly datasetId: string;
+  /** The dataset's name as the service knows it; empty when it has no dataset of that id. */
+  readonly datasetName: string;
   readonly modelName: string;
   readonly modelVersion: string;
   /** Null for custom jobs, whose script decides. */

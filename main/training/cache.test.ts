@@ -8,6 +8,7 @@ function job(id: string, over: Partial<CachedJob> = {}): CachedJob {
     id,
     orgId: 'org-1',
     datasetId: 'ds-1',
+    datasetName: 'Yard',
     modelName: 'yard',
     modelVersion: id,
     modelType: 'object_detection',

@@ -53,6 +53,7 @@ export function jobFromWire(m: TrainingJobMetadata): CachedJob {
     id: m.id,
     orgId: m.orgId,
     datasetId: m.datasetId,
+    datasetName: m.datasetName,
     modelName: m.modelName,
     modelVersion: m.modelVersion,
     modelType: modelTypeFromWire(m.modelType),

@@ -13,7 +13,7 @@ import { TrainingWatcher } from './watcher';
 const AT = '2026-11-25T12:00:00.000Z';
 
 function cached(id: string, status: CachedJob['status']): CachedJob {
-  return { id, orgId: 'org-1', datasetId: 'd', modelName: 'm', modelVersion: id, modelType: 'object_detection', tags: ['t'], custom: false, registryItemId: '', registryItemVersion: '', status, error: null, progressPercent: 0, createdOn: AT, lastModified: AT, startedOn: null, endedOn: null, cancelRequestedOn: null, syncedModelId: '' };
+  return { id, orgId: 'org-1', datasetId: 'd', datasetName: '', modelName: 'm', modelVersion: id, modelType: 'object_detection', tags: ['t'], custom: false, registryItemId: '', registryItemVersion: '', status, error: null, progressPercent: 0, createdOn: AT, lastModified: AT, startedOn: null, endedOn: null, cancelRequestedOn: null, syncedModelId: '' };
 }
 
 /**

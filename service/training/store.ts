@@ -38,6 +38,8 @@ export interface JobRow {
   readonly synced_model_id: string;
   /** The script's wire id as it is now (its organization may have a namespace since), or null once the item is gone. */
   readonly script_wire_id: string | null;
+  /** The dataset's name, or null when the organization has no dataset of that id. */
+  readonly dataset_name: string | null;
 }
 
 export interface DatasetRow {
@@ -74,8 +76,9 @@ export interface NewDataset {
   readonly createdOn: number;
 }
 
-const SELECT = `SELECT j.*, CASE WHEN r.id IS NULL THEN NULL ELSE coalesce(o.public_namespace, r.organization_id) || ':' || r.name END AS script_wire_id
-  FROM training_jobs j LEFT JOIN registry_items r ON r.id = j.script_item_id LEFT JOIN organizations o ON o.id = r.organization_id`;
+const SELECT = `SELECT j.*, CASE WHEN r.id IS NULL THEN NULL ELSE coalesce(o.public_namespace, r.organization_id) || ':' || r.name END AS script_wire_id, d.name AS dataset_name
+  FROM training_jobs j LEFT JOIN registry_items r ON r.id = j.script_item_id LEFT JOIN organizations o ON o.id = r.organization_id
+  LEFT JOIN training_datasets d ON d.id = j.dataset_id AND d.organization_id = j.organization_id`;
 
 /** States a job leaves only by the runner or CancelTrainingJob. */
 export const ACTIVE: readonly TrainingStatus[] = [TrainingStatus.TRAINING_STATUS_PENDING, TrainingStatus.TRAINING_STATUS_RUNNING, TrainingStatus.TRAINING_STATUS_CANCELING];
@@ -356,6 +359,7 @@ export class TrainingStore {
       trainingEnded: date(row.training_ended),
       syncedModelId: row.synced_model_id,
       progressPercent: row.progress_percent,
+      datasetName: row.dataset_name ?? '',
       cancelRequested: date(row.cancel_requested),
     };
   }

@@ -82,6 +82,8 @@ describe('training jobs in the cache', () => {
     expect([...created].sort().reverse()).toEqual(created);
     const failed = list.jobs.find((j) => j.status === 'failed')!;
     expect(failed.error?.message.length).toBeGreaterThan(10);
+    // Each job names its dataset, so the list reads the same offline.
+    expect(list.jobs.every((j) => j.datasetName !== '')).toBe(true);
     expect(list.jobs.some((j) => j.custom && j.registryItemId !== '')).toBe(true);
     const succeeded = (await app.value('training.list', { orgId, status: 'succeeded' })).jobs;
     expect(succeeded.length).toBeGreaterThan(0);
@@ -168,6 +170,7 @@ describe('a job from submit to its end', () => {
     const submitted = await app.value('training.submit', { orgId, datasetId: 'no-such-dataset', modelName, modelVersion: '1', modelType: 'object_detection', tags: ['cone'] });
     const done = await until(() => job(submitted.id), (j) => j.status === 'failed' || j.status === 'succeeded', 40_000, 'the job to fail');
     expect(done.status).toBe('failed');
+    expect(done.datasetName).toBe('');
     expect(done.error?.message).toContain('no-such-dataset');
     const announced = await until(() => ended.filter((e) => e.job.id === submitted.id), (e) => e.length > 0, 10_000, 'training.ended');
     expect(notices.find((n) => n.jobId === submitted.id)?.title).toBe(`Training failed: ${modelName} 1`);

@@ -113,6 +113,7 @@ describe('SubmitTrainingJob', () => {
       id,
       orgId: org,
       datasetId: ds,
+      datasetName: 'D',
       modelName: 'boxes',
       modelVersion: '1.0.0',
       modelType: ModelType.MODEL_TYPE_OBJECT_DETECTION,

@@ -157,6 +157,7 @@ export function trainingJob(modelName = 'yard-detector', modelVersion = '4', ove
     id: `job-${modelName}-${modelVersion}`,
     orgId: 'org-acme',
     datasetId: 'ds-yard',
+    datasetName: 'Yard cameras',
     modelName,
     modelVersion,
     modelType: 'object_detection',

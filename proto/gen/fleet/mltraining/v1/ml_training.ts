@@ -199,7 +199,14 @@ export interface TrainingJobMetadata {
    * When CancelTrainingJob was first called on the job; unset otherwise.
    * Added in v1.
    */
-  cancelRequested?: Date | undefined;
+  cancelRequested?:
+    | Date
+    | undefined;
+  /**
+   * The name of the dataset dataset_id names, when the organization has a
+   * dataset of that id; empty otherwise. Added in v1.
+   */
+  datasetName: string;
 }
 
 export interface SubmitTrainingJobRequest {
@@ -411,6 +418,7 @@ function createBaseTrainingJobMetadata(): TrainingJobMetadata {
     syncedModelId: "",
     progressPercent: 0,
     cancelRequested: undefined,
+    datasetName: "",
   };
 }
 
@@ -472,6 +480,9 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
     }
     if (message.cancelRequested !== undefined) {
       Timestamp.encode(toTimestamp(message.cancelRequested), writer.uint32(154).fork()).join();
+    }
+    if (message.datasetName !== "") {
+      writer.uint32(162).string(message.datasetName);
     }
     return writer;
   },
@@ -641,6 +652,14 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
             message.cancelRequested = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.datasetName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -736,6 +755,11 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
         : isSet(object.cancel_requested)
         ? fromJsonTimestamp(object.cancel_requested)
         : undefined,
+      datasetName: isSet(object.datasetName)
+        ? globalThis.String(object.datasetName)
+        : isSet(object.dataset_name)
+        ? globalThis.String(object.dataset_name)
+        : "",
     };
   },
 
@@ -798,6 +822,9 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
     if (message.cancelRequested !== undefined) {
       obj.cancelRequested = message.cancelRequested.toISOString();
     }
+    if (message.datasetName !== "") {
+      obj.datasetName = message.datasetName;
+    }
     return obj;
   },
 
@@ -827,6 +854,7 @@ export const TrainingJobMetadata: MessageFns<TrainingJobMetadata> = {
     message.syncedModelId = object.syncedModelId ?? "";
     message.progressPercent = object.progressPercent ?? 0;
     message.cancelRequested = object.cancelRequested ?? undefined;
+    message.datasetName = object.datasetName ?? "";
     return message;
   },
 };
