@@ -2,7 +2,7 @@
 /**
  * `node scripts/screenshot.mjs`: the README's screenshots, taken from the real app in browser mode
  * on a first launch (the demo fleet): the fleet tree opened down to a live machine, light and dark;
- * the log viewer tailing a location's machines merged.
+ * the log viewer tailing a location's machines merged; an organization's training jobs.
  * Needs a build (`npm run build`) and Chromium (CHROMIUM_PATH or /usr/bin/chromium); run it inside a
  * keyring session (`dbus-run-session -- scripts/with-keyring.sh node scripts/screenshot.mjs`), or the
  * app shows its no-keychain notice.
@@ -54,6 +54,12 @@ try {
   await page.getByRole('main').getByText('Live', { exact: true }).first().waitFor({ timeout: 30_000 });
   await page.waitForTimeout(8000);
   await page.screenshot({ path: join(root, 'docs', 'screenshot-logs.png') });
+  // Training: Acme's jobs, two of the demo's running (they progress live), the others in every final state.
+  await row(page, 'Acme Warehouse Robotics').click();
+  await page.getByTestId('org-training').click();
+  await page.locator('[data-testid="training-job-row"][data-status="running"]').first().waitFor();
+  await page.waitForTimeout(2500);
+  await page.screenshot({ path: join(root, 'docs', 'screenshot-training.png') });
 } finally {
   await browser.close();
   web.kill('SIGTERM');
