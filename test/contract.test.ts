@@ -230,7 +230,7 @@ const STREAMING: Readonly<Record<string, { requestStream: boolean; responseStrea
  * RPCs the contract adds to the spec's operations (backwards compatible within v1), each described
  * in docs/PROTOCOL.md: resumable uploads need a way to ask what the service holds.
  */
-const ADDED_RPCS: Readonly<Record<string, readonly string[]>> = { 'fleet.app.v1.AppService': ['GetModuleFileUpload', 'ListRegistryItemVersions'], 'fleet.mltraining.v1.MLTrainingService': ['ListTrainingDatasets'] };
+const ADDED_RPCS: Readonly<Record<string, readonly string[]>> = { 'fleet.app.v1.AppService': ['GetModuleFileUpload', 'ListRegistryItemVersions'], 'fleet.mltraining.v1.MLTrainingService': ['ListTrainingDatasets', 'ListModelVersions'] };
 
 function checkService(pkg: string, serviceName: string, generated: Readonly<Record<string, GeneratedMethod>>, ops: readonly SpecOperation[]): void {
   const { service: svc } = service(pkg, serviceName);

@@ -131,12 +131,28 @@ describe('training notifications and badge', () => {
     expect(shown?.shown).toBe(true);
     expect(shown?.options).toEqual({ title: 'Training succeeded: yard 4', body: 'The model is in the registry.' });
     const window = windowAt();
+    window.finishLoad();
     window.minimized = true;
     shown?.click();
     expect(window.restore).toHaveBeenCalledOnce();
     expect(window.focus).toHaveBeenCalledOnce();
     expect(window.isMinimized()).toBe(false);
     expect(window.webContents.send).toHaveBeenCalledWith(IPC_EVENT, 'training.open', { orgId: 'o1', jobId: 'j1' });
+  });
+
+  it('a click with no window left (macOS) opens one and tells its page once it has loaded', async () => {
+    const { openBackend } = await started();
+    const { notify } = (openBackend.mock.calls[0] as unknown as [{ notify: Notify }])[0];
+    notify({ title: 't', body: 'b', orgId: 'o2', jobId: 'j2' });
+    windowAt().close();
+    expect(FakeBrowserWindow.instances.filter((w) => !w.isDestroyed())).toHaveLength(0);
+    FakeNotification.instances[0]?.click();
+    const opened = FakeBrowserWindow.instances.at(-1)!;
+    expect(opened.isDestroyed()).toBe(false);
+    // Nothing is sent to a page that does not listen yet; once loaded, it is told.
+    expect(opened.webContents.send).not.toHaveBeenCalled();
+    opened.finishLoad();
+    expect(opened.webContents.send).toHaveBeenCalledExactlyOnceWith(IPC_EVENT, 'training.open', { orgId: 'o2', jobId: 'j2' });
   });
 
   it('answers false where the desktop has no notifications, so the page shows its own', async () => {

@@ -137,8 +137,13 @@ export function runShell(options: ShellOptions): boolean {
         notification.on('click', () => {
           notifications.delete(notification);
           const window = focusWindow();
-          // The renderer opens the job (common/events.ts `training.open`); a window still loading gets it from its own start.
-          if (!window.webContents.isDestroyed()) window.webContents.send(IPC_EVENT, 'training.open', { orgId, jobId });
+          // The renderer opens the job (common/events.ts `training.open`). A window opened for the click
+          // (none was left, macOS) gets it once its page has loaded and listens.
+          const send = () => {
+            if (!window.isDestroyed() && !window.webContents.isDestroyed()) window.webContents.send(IPC_EVENT, 'training.open', { orgId, jobId });
+          };
+          if (window.webContents.isLoading()) window.webContents.once('did-finish-load', send);
+          else send();
         });
         notification.on('close', () => notifications.delete(notification));
         notification.show();

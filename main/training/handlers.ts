@@ -14,6 +14,7 @@ import type { CacheDb } from '../cache/cache';
 import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
 import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
+import type { TrainedModel } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { datasetsLastUsed, getTrainingJob, listTrainingJobs, trainingSyncedAt } from './cache';
 import { datasetFromWire, modelTypeToWire, nextVersion, type CachedJob } from './convert';
 import { fetchJob, fetchOrgJobs, type TrainingWatcher } from './watcher';
@@ -60,24 +61,28 @@ async function itemVersions(client: FleetClient, itemId: string) {
   return (await client.call('list the versions', client.app.listRegistryItemVersions, { itemId })).versions;
 }
 
-/** Models of the organization: from its cached jobs, and (given) the versions its ML model items published. */
-function modelsOf(cache: CacheDb, orgId: string, published: ReadonlyMap<string, { itemId: string; versions: string[] }>): TrainingModel[] {
-  const jobs = listTrainingJobs(cache, orgId, null).reverse(); // oldest first
+/**
+ * Models of the organization: the versions the service says are taken (ListModelVersions: every job
+ * ever submitted, deleted ones too, and uploads to the model's registry item) when it answered, plus
+ * what the cached jobs took (all that is known offline). The type is that of the latest built-in job.
+ */
+function modelsOf(cache: CacheDb, orgId: string, taken: readonly TrainedModel[]): TrainingModel[] {
   const byName = new Map<string, { versions: string[]; modelType: TrainingModel['modelType']; registryItemId: string }>();
   const entry = (name: string) => {
     let model = byName.get(name);
     if (!model) byName.set(name, (model = { versions: [], modelType: null, registryItemId: '' }));
     return model;
   };
-  for (const [name, item] of published) {
-    const model = entry(name);
-    model.registryItemId = item.itemId;
-    model.versions.push(...item.versions);
+  for (const model of taken) {
+    const m = entry(model.modelName);
+    m.registryItemId = model.registryItemId;
+    m.versions.push(...model.versions);
   }
-  for (const job of jobs) {
+  for (const job of listTrainingJobs(cache, orgId, null).reverse()) {
     const model = entry(job.modelName);
     if (!model.versions.includes(job.modelVersion)) model.versions.push(job.modelVersion);
     if (!job.custom && job.modelType) model.modelType = job.modelType;
+    if (model.registryItemId === '' && job.syncedModelId !== '') model.registryItemId = job.syncedModelId;
   }
   return [...byName.entries()]
     .map(([name, m]) => ({ name, modelType: m.modelType, versions: m.versions, nextVersion: nextVersion(m.versions), registryItemId: m.registryItemId }))
@@ -107,7 +112,7 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
 
   return {
     'training.list': ({ orgId, status }) => {
-      watcher.poke();
+      watcher.wake();
       return readThrough<TrainingJobs>(
         connection,
         'The training jobs of this organization',
@@ -126,7 +131,7 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
     },
 
     'training.get': ({ jobId }) => {
-      watcher.poke();
+      watcher.wake();
       return readThrough<{ job: TrainingJob; fromCache: boolean }>(
         connection,
         'This training job',
@@ -161,22 +166,16 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
       }),
 
     'training.models': async ({ orgId }) => {
-      let published = new Map<string, { itemId: string; versions: string[] }>();
       try {
-        published = await connection.use(async (client) => {
-          const found = new Map<string, { itemId: string; versions: string[] }>();
-          for (const item of await registryItems(client, orgId, PackageType.PACKAGE_TYPE_ML_MODEL)) {
-            if (item.organizationId !== orgId) continue;
-            const versions = await itemVersions(client, item.itemId);
-            found.set(item.name, { itemId: item.itemId, versions: versions.map((v) => v.version) });
-          }
-          return found;
+        return await connection.use(async (client, cache) => {
+          const response = await client.call('list the model versions', client.training.listModelVersions, { orgId });
+          return modelsOf(cache, orgId, response.models);
         });
       } catch (e) {
         // Offline the cached jobs still say which versions are taken; the service checks again on submit.
-        if (!(e instanceof AppError && (e.kind === 'offline' || e.kind === 'permission-denied'))) throw e;
+        if (e instanceof AppError && e.kind === 'offline') return modelsOf(connection.cache, orgId, []);
+        throw e;
       }
-      return modelsOf(connection.cache, orgId, published);
     },
 
     'training.scripts': ({ orgId }) =>
@@ -246,6 +245,13 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
             if (orgId) orgIds.add(orgId);
           } catch (e) {
             if (!(e instanceof AppError)) throw e;
+            // Deleted elsewhere since it was listed: what was asked for is done; the cached copy goes.
+            const cachedOrg = getTrainingJob(cache, jobId)?.orgId;
+            if (e.kind === 'not-found' && cachedOrg !== undefined) {
+              deleted.push(jobId);
+              orgIds.add(cachedOrg);
+              continue;
+            }
             // Unreachable midway: the rest is not tried, and each says so.
             if (e.kind === 'offline') {
               for (const rest of jobIds.slice(jobIds.indexOf(jobId))) failed.push({ jobId: rest, error: e.toBridge() });
@@ -262,13 +268,22 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
       }),
 
     'training.watch': async ({ jobId, watch }) => {
-      // The watch is the app's own: kept offline too, and announced once the job is seen to end.
+      const at = new Date().toISOString();
+      // A job not cached yet is read first; the watch is written where it was read (a switch meanwhile changes nothing here).
       if (!getTrainingJob(connection.cache, jobId)) {
-        await online(connection, 'read the training job', async (client, cache, run) => store(cache, run, [await fetchJob(client, jobId)]));
+        return online(connection, 'read the training job', async (client, cache, run) => {
+          const job = await fetchJob(client, jobId);
+          await run('trainingWatch', jobId, watch, at);
+          await store(cache, run, [job]);
+          return cachedJob(cache, jobId);
+        });
       }
-      await connection.runCache('trainingWatch', jobId, watch, new Date().toISOString());
-      watcher.poke();
-      return cachedJob(connection.cache, jobId);
+      // The watch is the app's own: kept offline too, and announced once the job is seen to end.
+      const cache = connection.cache;
+      await connection.runCache('trainingWatch', jobId, watch, at);
+      if (connection.cache !== cache) throw new AppError('conflict', 'The profile changed while the watch was being saved; open the job again in this profile.');
+      watcher.wake();
+      return cachedJob(cache, jobId);
     },
 
     'training.summary': () => Promise.resolve(watcher.summary()),

@@ -33,7 +33,7 @@ function setup() {
       calls++;
       const status = statuses.get(request.id);
       if (status === undefined) throw new AppError('not-found', 'no such job');
-      return { metadata: { id: request.id, orgId: 'org-1', datasetId: 'd', modelName: 'm', modelVersion: request.id, modelType: 3, tags: ['t'], isCustomJob: false, registryItemId: '', registryItemVersion: '', status, syncedModelId: '', progressPercent: 0, createdOn: new Date(AT), lastModified: new Date(AT) } };
+      return { metadata: { id: request.id, orgId: 'org-1', datasetId: 'd', modelName: 'm', modelVersion: request.id, modelType: 3, tags: ['t'], isCustomJob: false, registryItemId: '', registryItemVersion: '', status, syncedModelId: '', progressPercent: calls % 100, createdOn: new Date(AT), lastModified: new Date(AT) } };
     },
   };
   const run = (job: keyof typeof cacheJobs, ...args: unknown[]) => Promise.resolve((cacheJobs[job] as (db: CacheDb, ...a: unknown[]) => unknown)(cache, ...args));
@@ -53,7 +53,7 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('TrainingWatcher', () => {
-  it('polls only while a job is active, backing off 1 s → 1.5 s → 2.25 s … 5 s while nothing changes, and from the start after a change', async () => {
+  it('polls only while a job is active, backing off 1 s → 1.5 s → 2.25 s … 5 s while no status changes (progress moving is no change), and from the start after one', async () => {
     const t = setup();
     putTrainingJobs(t.cache, [cached('a', 'running')], AT);
     t.statuses.set('a', TrainingStatus.TRAINING_STATUS_RUNNING);
@@ -70,6 +70,8 @@ describe('TrainingWatcher', () => {
     expect(await callsAt(3_375)).toBe(4); // +3.375 s
     expect(await callsAt(5_000)).toBe(5); // capped at 5 s
     expect(await callsAt(5_000)).toBe(6);
+    // Each poll saw the progress move and said so, without shortening the interval.
+    expect(t.seen.filter((e) => e.event === 'training.changed').length).toBeGreaterThanOrEqual(5);
     // The job succeeds: seen at the next poll, announced, and polling stops (nothing active).
     setWatched(t.cache, 'a', true, AT);
     t.statuses.set('a', TrainingStatus.TRAINING_STATUS_SUCCEEDED);

@@ -2,8 +2,8 @@
  * Live training status. While the active profile's cache holds a job that still changes by itself
  * (pending, running, canceling), main asks the service for those jobs — one GetTrainingJob each,
  * as there are seldom more than a few — and writes what changed to the cache. The interval starts
- * short and backs off while nothing changes (2 s → 30 s); a change, a submit, a cancel or an open
- * training page brings it back to the start. With nothing active it stops: no timer, no call.
+ * short and backs off while no job changes status (2 s → 15 s; a running job's progress moving is no
+ * change); a new status, a submit, a cancel or a reconnection brings it back to the start. With nothing active it stops: no timer, no call.
  *
  * Every write of jobs goes through `apply`, which announces `training.changed` (with the badge's
  * counts) and, for a watched job that ended, `training.ended` — with a desktop notification when
@@ -89,7 +89,7 @@ export class TrainingWatcher {
     this.#log = log;
     this.#host = host;
     this.#minMs = timing.pollMinMs ?? 2_000;
-    this.#maxMs = Math.max(this.#minMs, timing.pollMaxMs ?? 30_000);
+    this.#maxMs = Math.max(this.#minMs, timing.pollMaxMs ?? 15_000);
     this.#intervalMs = this.#minMs;
     // A switch, a reconnection: the cache under the watcher changed, so look again.
     events.subscribe((event, payload) => {
@@ -119,18 +119,26 @@ export class TrainingWatcher {
       }
       this.#events.emit('training.ended', { job, notified });
     }
-    if (write.changed) this.poke();
+    // A job that became active starts polling if nothing polls yet; a poll's own writes keep its backoff.
+    if (write.changed) this.wake();
   }
 
   /** Tell the renderer what the (new) cache holds: after a switch, every organization changed. */
   publish(cache: CacheDb): void {
     this.#events.emit('training.changed', { orgIds: listOrgs(cache).map((o) => o.id), summary: this.#summary(cache) });
-    this.poke();
+    this.wake();
   }
 
-  /** Poll soon, from the shortest interval: something changed or someone is looking. */
+  /** Poll soon, from the shortest interval: the user submitted or cancelled, or the connection came back. */
   poke(): void {
     if (this.#stopped) return;
+    this.#intervalMs = this.#minMs;
+    this.#schedule(this.#minMs);
+  }
+
+  /** Start polling if nothing polls yet (a page opened, a job became active); a schedule under way keeps its backoff. */
+  wake(): void {
+    if (this.#stopped || this.#timer !== null || this.#polling) return;
     this.#intervalMs = this.#minMs;
     this.#schedule(this.#minMs);
   }
@@ -176,7 +184,7 @@ export class TrainingWatcher {
   async #poll(): Promise<void> {
     this.#timer = null;
     if (this.#stopped) return;
-    if (this.#polling) return this.#schedule(this.#intervalMs);
+    if (this.#polling) return;
     const cache = this.#currentCache();
     if (!cache) return;
     const active = activeTrainingJobs(cache);

@@ -15,7 +15,7 @@ import { invalidArgument, Reason } from '../errors';
 import { apps, archivePath, httpUrl, itemStatus, models, packageType, platform, registryId, registryName, registryText, semanticVersion, visibility } from '../registry/validate';
 import { displayName, freeText, idList, metadataJson, optionalId, publicNamespace, requiredId } from '../validate';
 import { pageSize } from '../paging';
-import { modelType, modelVersion, scriptVersion, statusFilter, tags } from '../training/validate';
+import { datasetId, modelType, modelVersion, scriptVersion, statusFilter, tags } from '../training/validate';
 import type { Need, ResourceRef } from './access';
 
 type RequestOf<M> = M extends { requestDeserialize: (bytes: Buffer) => infer Req } ? Req : never;
@@ -279,7 +279,7 @@ export const trainingRules: Rules<typeof MLTrainingServiceService> = {
   submitTrainingJob: {
     validate: (r) => {
       requiredId('org_id', r.orgId);
-      requiredId('dataset_id', r.datasetId);
+      datasetId('dataset_id', r.datasetId);
       registryName('model_name', r.modelName);
       modelVersion('model_version', r.modelVersion);
       modelType('model_type', r.modelType);
@@ -291,7 +291,7 @@ export const trainingRules: Rules<typeof MLTrainingServiceService> = {
   submitCustomTrainingJob: {
     validate: (r) => {
       requiredId('org_id', r.orgId);
-      requiredId('dataset_id', r.datasetId);
+      datasetId('dataset_id', r.datasetId);
       registryId('registry_item_id', r.registryItemId);
       scriptVersion('registry_item_version', r.registryItemVersion);
       registryName('model_name', r.modelName);
@@ -313,4 +313,5 @@ export const trainingRules: Rules<typeof MLTrainingServiceService> = {
   cancelTrainingJob: { resource: (r) => trainingJob(r.id), need: 'owner' },
   deleteCompletedTrainingJob: { resource: (r) => trainingJob(r.id), need: 'owner' },
   listTrainingDatasets: { resource: (r) => org(r.orgId), need: 'owner' },
+  listModelVersions: { resource: (r) => org(r.orgId), need: 'owner' },
 };

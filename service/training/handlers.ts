@@ -86,5 +86,9 @@ export function createTrainingHandlers(store: TrainingStore, access: Access, tok
     async listTrainingDatasets(request) {
       return { datasets: store.datasets(request.orgId).map((row) => store.toDataset(row)) };
     },
+
+    async listModelVersions(request) {
+      return { models: store.modelVersions(request.orgId) };
+    },
   };
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import type Database from 'better-sqlite3';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
-import { TrainingStatus, type ModelType, type TrainingDataset, type TrainingJobMetadata } from '../../proto/gen/fleet/mltraining/v1/ml_training';
+import { TrainingStatus, type ModelType, type TrainedModel, type TrainingDataset, type TrainingJobMetadata } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { FleetError, present, Reason } from '../errors';
 import { wireId } from '../registry/store';
 import { notFound } from '../validate';
@@ -163,6 +163,34 @@ export class TrainingStore {
     }
   }
 
+  /**
+   * The organization's models with every version taken, by a job (the ledger, deleted jobs too) or
+   * published in the ML model item of that name, oldest first; with the item's wire id. By name.
+   */
+  modelVersions(orgId: string): TrainedModel[] {
+    const rows = this.db
+      .prepare(
+        `SELECT model_name, model_version, taken_at AS at FROM training_model_versions WHERE organization_id = @org
+         UNION ALL
+         SELECT r.name, v.version, v.uploaded_at FROM registry_items r JOIN registry_versions v ON v.item_id = r.id
+          WHERE r.organization_id = @org AND r.type = ${PackageType.PACKAGE_TYPE_ML_MODEL}
+         ORDER BY 1, 3, 2`,
+      )
+      .all({ org: orgId }) as { model_name: string; model_version: string; at: string }[];
+    const items = this.db
+      .prepare(`SELECT r.name, coalesce(o.public_namespace, r.organization_id) || ':' || r.name AS wire_id FROM registry_items r JOIN organizations o ON o.id = r.organization_id WHERE r.organization_id = ? AND r.type = ${PackageType.PACKAGE_TYPE_ML_MODEL}`)
+      .all(orgId) as { name: string; wire_id: string }[];
+    const models = new Map<string, TrainedModel>();
+    for (const item of items) models.set(item.name, { modelName: item.name, versions: [], registryItemId: item.wire_id });
+    for (const row of rows) {
+      let model = models.get(row.model_name);
+      if (!model) models.set(row.model_name, (model = { modelName: row.model_name, versions: [], registryItemId: '' }));
+      // A published version a job took is listed once, where the job took it.
+      if (!model.versions.includes(row.model_version)) model.versions.push(row.model_version);
+    }
+    return [...models.values()].sort((a, b) => (a.modelName < b.modelName ? -1 : a.modelName > b.modelName ? 1 : 0));
+  }
+
   /** Why `version` of `modelName` is taken in the organization, or undefined when it is free. */
   versionTaken(orgId: string, modelName: string, version: string): string | undefined {
     const job = this.db.prepare('SELECT job_id FROM training_model_versions WHERE organization_id = ? AND model_name = ? AND model_version = ?').pluck().get(orgId, modelName, version) as string | undefined;
@@ -199,6 +227,9 @@ export class TrainingStore {
         if (e instanceof Error && /UNIQUE|PRIMARY/.test(e.message)) throw taken('another job took it just now');
         throw e;
       }
+      // Two jobs submitted within one millisecond still list in the order they came: newest first is exact.
+      const latest = this.db.prepare('SELECT max(created_on) FROM training_jobs WHERE organization_id = ?').pluck().get(job.orgId) as string | null;
+      const created = latest === null ? at : iso(Math.max(nowMs, Date.parse(latest) + 1));
       this.db
         .prepare(
           `INSERT INTO training_jobs (id, organization_id, dataset_id, model_name, model_version, model_type, tags, is_custom, script_item_id, registry_item_id, registry_item_version, status, created_on, last_modified)
@@ -217,8 +248,8 @@ export class TrainingStore {
           job.script?.wireId ?? '',
           job.script?.version ?? '',
           TrainingStatus.TRAINING_STATUS_PENDING,
-          at,
-          at,
+          created,
+          created,
         );
     }).immediate();
     return id;

@@ -61,6 +61,17 @@ export function tags(field: string, values: readonly string[]): string[] {
   });
 }
 
+/**
+ * A dataset id, recorded as given: not empty, at most 200 characters, no control characters (a NUL
+ * would end the stored text early, so the id read back would not be the one sent).
+ */
+export function datasetId(field: string, value: string): string {
+  if (value === '') throw invalidArgument(field, Reason.REQUIRED_FIELD_MISSING, `${field} is required: the id of a dataset of the organization (ListTrainingDatasets lists them)`);
+  if ([...value].length > MAX_ID_LENGTH) throw invalidArgument(field, Reason.FIELD_TOO_LONG, `${field} must be at most ${MAX_ID_LENGTH} characters`);
+  if (/\p{Cc}/u.test(value)) throw invalidArgument(field, Reason.FIELD_INVALID, `${field} must not contain control characters`);
+  return value;
+}
+
 /** The version of a training script to run, recorded as given: not empty, at most 200 characters, no control characters. */
 export function scriptVersion(field: string, value: string): string {
   if (value === '') throw invalidArgument(field, Reason.REQUIRED_FIELD_MISSING, `${field} is required: a version of the training script uploaded with UploadModuleFile`);

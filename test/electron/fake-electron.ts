@@ -36,6 +36,8 @@ export class FakeWebContents extends EventEmitter {
   readonly send = vi.fn();
   readonly mainFrame = new FakeWebFrame('');
   destroyed = false;
+  /** Whether the page is still loading: from loadURL/loadFile until the test's `finishLoad()`. */
+  loading = false;
   windowOpenHandler: ((details: WindowOpenDetails) => { action: string }) | undefined;
 
   setWindowOpenHandler(handler: (details: WindowOpenDetails) => { action: string }): void {
@@ -44,6 +46,10 @@ export class FakeWebContents extends EventEmitter {
 
   isDestroyed(): boolean {
     return this.destroyed;
+  }
+
+  isLoading(): boolean {
+    return this.loading;
   }
 }
 
@@ -92,7 +98,14 @@ export class FakeBrowserWindow extends EventEmitter {
   }
 
   async #load(): Promise<void> {
+    this.webContents.loading = true;
     if (FakeBrowserWindow.loadFailure) throw FakeBrowserWindow.loadFailure;
+  }
+
+  /** Plays the page finishing its load ('did-finish-load'). */
+  finishLoad(): void {
+    this.webContents.loading = false;
+    this.webContents.emit('did-finish-load');
   }
 
   isDestroyed(): boolean {

@@ -5,11 +5,12 @@
  * badge, the published model version), the version rule, cancelling, deleting several at once, a
  * custom job from a registry training script, and an uploaded training script of our own.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrainingEnded, TrainingJob } from '../../common/training';
+import { FleetClient } from '../../main/grpc/client';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
 let dir: ReturnType<typeof tempDir>;
@@ -215,6 +216,21 @@ describe('cancelling and deleting', () => {
     expect(again).toMatchObject({ ok: false, error: { kind: 'conflict' } });
     await app.value('training.cancel', { jobId: running.id });
   }, 30_000);
+
+  it('counts a cached job another client deleted meanwhile as deleted, and forgets it', async () => {
+    const target = (await app.value('training.list', { orgId })).jobs.find((j) => ['succeeded', 'failed', 'canceled'].includes(j.status))!;
+    const credentials = JSON.parse(readFileSync(join(dir.path, 'app', 'local-service', 'bootstrap-credentials.json'), 'utf8')) as { api_key_id: string; api_key: string };
+    const { address } = await app.value('connection.get', {});
+    const client = new FleetClient({ address, tls: false, apiKeyId: credentials.api_key_id, apiKey: credentials.api_key });
+    try {
+      await client.call('delete', client.training.deleteCompletedTrainingJob, { id: target.id });
+    } finally {
+      client.close();
+    }
+    const answer = await app.value('training.delete', { jobIds: [target.id] });
+    expect(answer).toEqual({ deleted: [target.id], failed: [] });
+    expect(await app.call('training.get', { jobId: target.id })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
 });
 
 describe('custom training', () => {

@@ -125,6 +125,7 @@ const CASES: Case[] = [
       ['cancelTrainingJob', (w: World) => ({ id: w.pendingJobId })],
       ['deleteCompletedTrainingJob', (w: World) => ({ id: w.canceledJobId })],
       ['listTrainingDatasets', (w: World) => ({ orgId: w.orgId })],
+      ['listModelVersions', (w: World) => ({ orgId: w.orgId })],
     ] as const
   ).map(([method, request]): Case => ({ method, level: 'organization', need: 'owner', request, call: (w, md) => trainingCall(method, request(w), md) })),
 ];
@@ -250,9 +251,9 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 36 operations of the fleet, the two of logs, the fourteen of the registry and the seven of ML training, which are every operation in the permission tables', () => {
+it('covers the 36 operations of the fleet, the two of logs, the fourteen of the registry and the eight of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(59);
+  expect(covered.size).toBe(60);
   expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
   expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
   expect(Object.keys(appRules)).toHaveLength(52);

@@ -19,7 +19,7 @@ import { DATABASE_FILE, startService } from '../../service/server';
 import { TrainingStore } from '../../service/training/store';
 import { appCall, bearer, call, createKeyWithOrg, expectError, ownerMetadata, scopedKey, startTestService, tempDir, tokenFor, uploadFile, type TestService } from './helpers';
 
-type Method = 'submitTrainingJob' | 'submitCustomTrainingJob' | 'getTrainingJob' | 'listTrainingJobs' | 'cancelTrainingJob' | 'deleteCompletedTrainingJob' | 'listTrainingDatasets';
+type Method = 'submitTrainingJob' | 'submitCustomTrainingJob' | 'getTrainingJob' | 'listTrainingJobs' | 'cancelTrainingJob' | 'deleteCompletedTrainingJob' | 'listTrainingDatasets' | 'listModelVersions';
 const messages = training as unknown as Record<string, { fromPartial(v: unknown): unknown }>;
 
 /** Call MLTrainingService method `method` with a partial request. */
@@ -139,6 +139,7 @@ describe('SubmitTrainingJob', () => {
     ['org_id', { orgId: '' }, 'REQUIRED_FIELD_MISSING'],
     ['dataset_id', { datasetId: '' }, 'REQUIRED_FIELD_MISSING'],
     ['dataset_id', { datasetId: 'd'.repeat(201) }, 'FIELD_TOO_LONG'],
+    ['dataset_id', { datasetId: '\u0000abc' }, 'FIELD_INVALID'],
     ['model_name', { modelName: '' }, 'REQUIRED_FIELD_MISSING'],
     ['model_name', { modelName: 'Pallet Detector' }, 'FIELD_INVALID'],
     ['model_name', { modelName: '-pallets' }, 'FIELD_INVALID'],
@@ -210,10 +211,31 @@ describe('model versions are never reused', () => {
     await submit(slow, { modelName: 'uploaded-model', modelVersion: '1.0.1' });
   });
 
-  it('is race-safe: of ten submissions of one version at once, exactly one is accepted', async () => {
+  it('of ten submissions of one version at once, accepts exactly one', async () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => submit(slow, { modelName: 'raced', modelVersion: '7' })));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: status }).code).toBe(status.ALREADY_EXISTS);
+  });
+
+  it('lists jobs submitted within one millisecond in the order they came (newest first is exact)', () => {
+    const store = new TrainingStore(slow.t.db());
+    const ds = store.addDataset({ orgId: slow.orgId, name: 'Same ms', sizeBytes: 1, imageCount: 1, labels: ['x'], createdOn: Date.now() });
+    const at = Date.now() + 60_000;
+    const ids = ['a', 'b', 'c'].map((v) => store.submit({ orgId: slow.orgId, datasetId: ds, modelName: 'same-ms', modelVersion: v, modelType: ModelType.MODEL_TYPE_OBJECT_DETECTION, tags: ['x'] }, at));
+    expect(store.list(slow.orgId, TrainingStatus.TRAINING_STATUS_UNSPECIFIED, null, 3).rows.map((r) => r.id)).toEqual([...ids].reverse());
+  });
+
+  it('is race-safe across writers: a version another writer took after the check (the ledger’s key) is ALREADY_EXISTS, and nothing is stored', () => {
+    // Two processes on one database may both pass the check before either inserts; the ledger's primary key decides.
+    const other = new TrainingStore(openDatabase(join(slow.t.dataDir, DATABASE_FILE)));
+    const store = new TrainingStore(slow.t.db());
+    const ds = store.addDataset({ orgId: slow.orgId, name: 'Race', sizeBytes: 1, imageCount: 1, labels: ['x'], createdOn: Date.now() });
+    const job = { orgId: slow.orgId, datasetId: ds, modelName: 'raced-writers', modelVersion: '1', modelType: ModelType.MODEL_TYPE_OBJECT_DETECTION, tags: ['x'] };
+    other.submit(job, Date.now());
+    const blind = Object.assign(Object.create(store) as TrainingStore, { versionTaken: () => undefined });
+    const jobsBefore = slow.t.db().prepare('SELECT count(*) FROM training_jobs').pluck().get();
+    expect(() => blind.submit(job, Date.now())).toThrow(/used before in this organization \(another job took it just now\)/);
+    expect(slow.t.db().prepare('SELECT count(*) FROM training_jobs').pluck().get()).toBe(jobsBefore);
   });
 });
 
@@ -479,6 +501,26 @@ describe('ListTrainingJobs and ListTrainingDatasets', () => {
     expect(datasets[0]).toMatchObject({ id: fast.dataset, orgId: fast.orgId, sizeBytes: 1_000_000, imageCount: 1200, labels: ['pallet', 'person', 'forklift', 'box'] });
     expect(datasets[0]!.createdOn!.getTime()).toBeGreaterThan(datasets[1]!.createdOn!.getTime());
     expect((await trainingCall<{ datasets: unknown[] }>(slow.client, 'listTrainingDatasets', { orgId: org }, slow.owner)).datasets).toHaveLength(1);
+  });
+
+  it('lists every version each model took, oldest first: by jobs (deleted ones too) and uploads to its ML model item, with the item', async () => {
+    const org = (await appCall(slow.t, 'createOrganization', { name: 'Versions Ledger' }, slow.owner)).organization!.id;
+    const ds = new TrainingStore(slow.t.db()).addDataset({ orgId: org, name: 'V', sizeBytes: 1, imageCount: 1, labels: ['pallet'], createdOn: Date.now() });
+    const models = async () => (await trainingCall<{ models: training.TrainedModel[] }>(slow.client, 'listModelVersions', { orgId: org }, slow.owner)).models;
+    expect(await models()).toEqual([]);
+    await submit(slow, { orgId: org, datasetId: ds, modelName: 'ledger', modelVersion: '1', tags: ['pallet'] });
+    const second = await submit(slow, { orgId: org, datasetId: ds, modelName: 'ledger', modelVersion: '2', tags: ['pallet'] });
+    await trainingCall(slow.client, 'cancelTrainingJob', { id: second }, slow.owner);
+    await until(slow, second, final);
+    await trainingCall(slow.client, 'deleteCompletedTrainingJob', { id: second }, slow.owner);
+    await appCall(slow.t, 'createRegistryItem', { organizationId: org, name: 'uploaded', type: PackageType.PACKAGE_TYPE_ML_MODEL }, slow.owner);
+    await uploadFile(slow.t, { moduleId: `${org}:uploaded`, version: '0.9.0', platform: 'linux/any' }, [Buffer.from('weights')], slow.owner);
+    expect(await models()).toEqual([
+      { modelName: 'ledger', versions: ['1', '2'], registryItemId: '' },
+      { modelName: 'uploaded', versions: ['0.9.0'], registryItemId: `${org}:uploaded` },
+    ]);
+    // Another organization's models are not listed.
+    expect((await trainingCall<{ models: unknown[] }>(slow.client, 'listModelVersions', { orgId: slow.orgId }, slow.owner)).models.some((m) => (m as training.TrainedModel).modelName === 'ledger')).toBe(false);
   });
 });
 

@@ -185,6 +185,8 @@ export class TrainingList {
   /** Dataset names by id, for the rows (best effort: ids show until known). */
   datasetNames = $state.raw<Readonly<Record<string, string>>>({});
   #seq = 0;
+  /** Reads numbered up to this one started before an action's answer was put: they would show an older job. */
+  #putAfter = 0;
   /** An event asked for a reload while one was on its way. */
   #again = false;
 
@@ -201,6 +203,8 @@ export class TrainingList {
     const result = await this.#bridge.invoke('training.list', { orgId: this.orgId, status: this.status });
     if (seq !== this.#seq) return result;
     this.loading = false;
+    // Started before an action's answer was shown: the event that answer caused reads again.
+    if (seq <= this.#putAfter) return result;
     if (!result.ok) this.error = result.error;
     else {
       this.error = null;
@@ -249,9 +253,11 @@ export class TrainingList {
     this.selected = on ? this.deletable.map((j) => j.id) : [];
   }
 
-  /** A job as an action answered it. */
+  /** A job as an action answered it: newer than any read already on its way, which is then dropped. */
   put(job: TrainingJob): void {
-    if (this.jobs.some((j) => j.id === job.id)) this.jobs = this.jobs.map((j) => (j.id === job.id ? job : j));
+    if (!this.jobs.some((j) => j.id === job.id)) return;
+    this.jobs = this.jobs.map((j) => (j.id === job.id ? job : j));
+    this.#putAfter = this.#seq;
   }
 
   drop(jobIds: readonly string[]): void {

@@ -178,6 +178,24 @@ describe('cancel, delete and watch', () => {
     expect(await store.cancel('job-yard-detector-3')).toEqual({ ok: false, error: { kind: 'invalid', message: 'A succeeded job cannot be canceled.' } });
   });
 
+  it('an older read on its way does not replace what an action answered, and the page stops loading', async () => {
+    const { transport, store } = setup();
+    const list = store.open('org-acme');
+    await settle();
+    const slow = deferred<null>();
+    transport.handle('training.list', async () => {
+      await slow.promise;
+      return ok(jobs([trainingJob('yard-detector', '4', { status: 'running' })]));
+    });
+    void list.load();
+    transport.handle('training.cancel', (r) => ok(trainingJob('yard-detector', '4', { id: r.jobId, status: 'canceling' })));
+    await store.cancel('job-yard-detector-4');
+    slow.resolve(null);
+    await settle();
+    expect(list.jobs[0]?.status).toBe('canceling');
+    expect(list.loading).toBe(false);
+  });
+
   it('selects only finished jobs; deletes them, and keeps each refusal with the job it names', async () => {
     const { transport, store } = setup();
     const list = store.open('org-acme');

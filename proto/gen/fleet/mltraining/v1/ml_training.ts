@@ -312,6 +312,27 @@ export interface ListTrainingDatasetsResponse {
   datasets: TrainingDataset[];
 }
 
+export interface ListModelVersionsRequest {
+  orgId: string;
+}
+
+/** A model of the organization and the versions it has taken. */
+export interface TrainedModel {
+  modelName: string;
+  /** Oldest first (by when a job took it or it was uploaded). */
+  versions: string[];
+  /**
+   * The model's PACKAGE_TYPE_ML_MODEL registry item, in wire form; empty
+   * while no job published the model and nobody created the item.
+   */
+  registryItemId: string;
+}
+
+export interface ListModelVersionsResponse {
+  /** By model name. */
+  models: TrainedModel[];
+}
+
 function createBaseTrainingJobError(): TrainingJobError {
   return { code: 0, message: "" };
 }
@@ -2268,6 +2289,257 @@ export const ListTrainingDatasetsResponse: MessageFns<ListTrainingDatasetsRespon
   },
 };
 
+function createBaseListModelVersionsRequest(): ListModelVersionsRequest {
+  return { orgId: "" };
+}
+
+export const ListModelVersionsRequest: MessageFns<ListModelVersionsRequest> = {
+  encode(message: ListModelVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListModelVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListModelVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListModelVersionsRequest {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListModelVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListModelVersionsRequest>, I>>(base?: I): ListModelVersionsRequest {
+    return ListModelVersionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListModelVersionsRequest>, I>>(object: I): ListModelVersionsRequest {
+    const message = createBaseListModelVersionsRequest();
+    message.orgId = object.orgId ?? "";
+    return message;
+  },
+};
+
+function createBaseTrainedModel(): TrainedModel {
+  return { modelName: "", versions: [], registryItemId: "" };
+}
+
+export const TrainedModel: MessageFns<TrainedModel> = {
+  encode(message: TrainedModel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.modelName !== "") {
+      writer.uint32(10).string(message.modelName);
+    }
+    for (const v of message.versions) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.registryItemId !== "") {
+      writer.uint32(26).string(message.registryItemId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TrainedModel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTrainedModel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.modelName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versions.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.registryItemId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TrainedModel {
+    return {
+      modelName: isSet(object.modelName)
+        ? globalThis.String(object.modelName)
+        : isSet(object.model_name)
+        ? globalThis.String(object.model_name)
+        : "",
+      versions: globalThis.Array.isArray(object?.versions) ? object.versions.map((e: any) => globalThis.String(e)) : [],
+      registryItemId: isSet(object.registryItemId)
+        ? globalThis.String(object.registryItemId)
+        : isSet(object.registry_item_id)
+        ? globalThis.String(object.registry_item_id)
+        : "",
+    };
+  },
+
+  toJSON(message: TrainedModel): unknown {
+    const obj: any = {};
+    if (message.modelName !== "") {
+      obj.modelName = message.modelName;
+    }
+    if (message.versions?.length) {
+      obj.versions = message.versions;
+    }
+    if (message.registryItemId !== "") {
+      obj.registryItemId = message.registryItemId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TrainedModel>, I>>(base?: I): TrainedModel {
+    return TrainedModel.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TrainedModel>, I>>(object: I): TrainedModel {
+    const message = createBaseTrainedModel();
+    message.modelName = object.modelName ?? "";
+    message.versions = object.versions?.map((e) => e) || [];
+    message.registryItemId = object.registryItemId ?? "";
+    return message;
+  },
+};
+
+function createBaseListModelVersionsResponse(): ListModelVersionsResponse {
+  return { models: [] };
+}
+
+export const ListModelVersionsResponse: MessageFns<ListModelVersionsResponse> = {
+  encode(message: ListModelVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.models) {
+      TrainedModel.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListModelVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListModelVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.models.push(TrainedModel.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListModelVersionsResponse {
+    return {
+      models: globalThis.Array.isArray(object?.models) ? object.models.map((e: any) => TrainedModel.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListModelVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.models?.length) {
+      obj.models = message.models.map((e) => TrainedModel.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListModelVersionsResponse>, I>>(base?: I): ListModelVersionsResponse {
+    return ListModelVersionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListModelVersionsResponse>, I>>(object: I): ListModelVersionsResponse {
+    const message = createBaseListModelVersionsResponse();
+    message.models = object.models?.map((e) => TrainedModel.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type MLTrainingServiceService = typeof MLTrainingServiceService;
 export const MLTrainingServiceService = {
   /**
@@ -2399,6 +2671,24 @@ export const MLTrainingServiceService = {
       Buffer.from(ListTrainingDatasetsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListTrainingDatasetsResponse => ListTrainingDatasetsResponse.decode(value),
   },
+  /**
+   * ListModelVersions lists the models of an organization with every
+   * version already taken: by any job ever submitted (deleted ones too) or
+   * published in the model's ML model registry item. Exactly what
+   * model_version must avoid, so clients can propose a free one. Not in the
+   * spec; added in v1. Needs owner on the organization.
+   */
+  listModelVersions: {
+    path: "/fleet.mltraining.v1.MLTrainingService/ListModelVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListModelVersionsRequest): Buffer =>
+      Buffer.from(ListModelVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListModelVersionsRequest => ListModelVersionsRequest.decode(value),
+    responseSerialize: (value: ListModelVersionsResponse): Buffer =>
+      Buffer.from(ListModelVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListModelVersionsResponse => ListModelVersionsResponse.decode(value),
+  },
 } as const;
 
 export interface MLTrainingServiceServer extends UntypedServiceImplementation {
@@ -2458,6 +2748,14 @@ export interface MLTrainingServiceServer extends UntypedServiceImplementation {
    * training operation.
    */
   listTrainingDatasets: handleUnaryCall<ListTrainingDatasetsRequest, ListTrainingDatasetsResponse>;
+  /**
+   * ListModelVersions lists the models of an organization with every
+   * version already taken: by any job ever submitted (deleted ones too) or
+   * published in the model's ML model registry item. Exactly what
+   * model_version must avoid, so clients can propose a free one. Not in the
+   * spec; added in v1. Needs owner on the organization.
+   */
+  listModelVersions: handleUnaryCall<ListModelVersionsRequest, ListModelVersionsResponse>;
 }
 
 export interface MLTrainingServiceClient extends Client {
@@ -2614,6 +2912,28 @@ export interface MLTrainingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListTrainingDatasetsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListModelVersions lists the models of an organization with every
+   * version already taken: by any job ever submitted (deleted ones too) or
+   * published in the model's ML model registry item. Exactly what
+   * model_version must avoid, so clients can propose a free one. Not in the
+   * spec; added in v1. Needs owner on the organization.
+   */
+  listModelVersions(
+    request: ListModelVersionsRequest,
+    callback: (error: ServiceError | null, response: ListModelVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listModelVersions(
+    request: ListModelVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListModelVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listModelVersions(
+    request: ListModelVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListModelVersionsResponse) => void,
   ): ClientUnaryCall;
 }
 
