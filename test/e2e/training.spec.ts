@@ -7,8 +7,10 @@
  * (with long jobs) cancel a running one. Every view is scanned with axe-core.
  */
 import type { Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { create as createTar } from 'tar';
 import { FleetClient } from '../../main/grpc/client';
 import { ModelType } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { expect, scan, test, treeItem } from './fixtures';
@@ -176,6 +178,56 @@ test.describe('training (jobs shortened to 6 s)', () => {
     const main = page.getByRole('main');
     await expect(main.getByRole('heading', { level: 1 })).toHaveText('e2e-custom 1');
     await expect(main).toContainText('detector-trainer');
+    await expect(main.locator('[data-status]').first()).toHaveAttribute('data-status', 'succeeded', { timeout: 40_000 });
+  });
+});
+
+test.describe('training scripts of our own (jobs shortened to 6 s)', () => {
+  test.use({ appEnv: { FLEET_SERVICE_TRAINING_SECONDS: '6' } });
+
+  test('publish a training script version from its registry page, then run a custom job on it', async ({ app }) => {
+    const { page } = app;
+    const main = page.getByRole('main');
+    await expect(treeItem(page, ACME)).toBeVisible();
+    await page.getByRole('button', { name: 'Registry', exact: true }).click();
+    await toolbarButton(page, 'New item…').click();
+    const create = page.getByRole('dialog', { name: 'New registry item' });
+    await create.getByLabel('Organization').selectOption({ label: ACME });
+    await create.getByLabel('Type').selectOption({ label: 'Training script' });
+    await create.getByLabel('Name').fill('e2e-trainer');
+    await create.getByRole('button', { name: 'Create item' }).click();
+    await expect(main.getByRole('heading', { level: 1 })).toHaveText('e2e-trainer');
+
+    // A real build of the script, chosen with the page's file input (browser mode stages it; Electron streams it from disk).
+    const work = mkdtempSync(join(tmpdir(), 'fleet-desk-trainer-'));
+    try {
+      writeFileSync(join(work, 'meta.json'), JSON.stringify({ version: '0.1.0', platform: 'linux/any' }));
+      writeFileSync(join(work, 'train.py'), 'print("training")\n');
+      const file = join(work, 'e2e-trainer-0.1.0.tar.gz');
+      await createTar({ gzip: true, file, cwd: work }, ['meta.json', 'train.py']);
+      await main.locator('input[type="file"]').setInputFiles([file]);
+      const draft = main.getByRole('group', { name: 'e2e-trainer-0.1.0.tar.gz' });
+      await expect(draft.getByLabel('Version')).toHaveValue('0.1.0');
+      await expect(draft.getByLabel('Platform')).toHaveValue('linux/any');
+      await scan(page, 'training script page with a build to upload');
+      await main.getByRole('button', { name: 'Upload', exact: true }).click();
+      await expect(main.getByRole('list', { name: 'Uploads' }).getByRole('listitem', { name: /^e2e-trainer-0\.1\.0\.tar\.gz,/ })).toHaveAccessibleName('e2e-trainer-0.1.0.tar.gz, Done', { timeout: 30_000 });
+      await expect(main.locator('tr[data-version="0.1.0"][data-platform="linux/any"]')).toBeVisible();
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+
+    await openTraining(page);
+    await toolbarButton(page, 'Train a model').click();
+    const dialog = page.getByRole('dialog', { name: 'Train a model' });
+    await dialog.getByRole('radio', { name: 'Custom training script' }).check();
+    await dialog.getByLabel('Dataset').selectOption({ label: 'Reno pallets 2026-Q3' });
+    await dialog.getByLabel('Training script', { exact: true }).selectOption({ label: 'e2e-trainer' });
+    await expect(dialog.getByLabel('Script version')).toHaveValue('0.1.0');
+    await dialog.getByLabel('Model name').fill('e2e-own-script');
+    await dialog.getByRole('button', { name: 'Start training' }).click();
+    await expect(main.getByRole('heading', { level: 1 })).toHaveText('e2e-own-script 1');
+    await expect(main).toContainText('e2e-trainer');
     await expect(main.locator('[data-status]').first()).toHaveAttribute('data-status', 'succeeded', { timeout: 40_000 });
   });
 });

@@ -278,6 +278,38 @@ describe('custom training', () => {
   }, 80_000);
 });
 
+describe('a restart of the app', () => {
+  it('announces a watched job that ended while the app was closed, once, at the next start', async () => {
+    const data = await dataset();
+    const modelName = `restart-${Date.now().toString(36)}`;
+    const submitted = await app.value('training.submit', { orgId, datasetId: data.id, modelName, modelVersion: '1', modelType: 'object_detection', tags: [data.labels[0]!] });
+    expect(submitted.watched).toBe(true);
+    // Quit while the job is pending: the local service stops with the app, and resumes the job by its clock.
+    await app.close();
+    ended.length = 0;
+    notices.length = 0;
+    await new Promise((r) => setTimeout(r, 6_000));
+    app = await openTestBackend(join(dir.path, 'app'), {
+      timing,
+      notify: (n) => {
+        notices.push(n);
+        return true;
+      },
+      setBadge: (n) => badges.push(n),
+    });
+    app.backend.events.subscribe((event, payload) => {
+      if (event === 'training.ended') ended.push(payload as TrainingEnded);
+    });
+    await app.backend.start();
+    const announced = await until(() => ended.filter((e) => e.job.id === submitted.id), (e) => e.length > 0, 30_000, 'training.ended after the restart');
+    expect(announced[0]!.job.status).toBe('succeeded');
+    expect(notices.filter((n) => n.jobId === submitted.id)).toHaveLength(1);
+    await app.value('training.list', { orgId });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(ended.filter((e) => e.job.id === submitted.id)).toHaveLength(1);
+  }, 90_000);
+});
+
 describe('offline', () => {
   it('reads the jobs and one job from the cache while the service is stopped, and refuses a submit saying nothing changed', async () => {
     const online = await app.value('training.list', { orgId });

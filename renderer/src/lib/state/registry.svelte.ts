@@ -1,6 +1,7 @@
 /**
  * The registry in the renderer: the browser (filters, pages of items, the selected one), the open
- * item with its documentation, the open module with its versions and the files being readied for
+ * item with its documentation (and, for a training script or an ML model, its versions and the files
+ * being readied for upload), the open module with its versions and the files being readied for
  * upload, and the upload queue main runs (followed through `registry.uploads`).
  *
  * The renderer never reads a file's bytes: in Electron main streams a dropped file from its path on
@@ -212,60 +213,7 @@ export class RegistryList {
   }
 }
 
-/** An item's page: the item with its documentation, and (not for a module: its own page has them) its uploaded versions. */
-export class RegistryItemView {
-  readonly itemId: string;
-  readonly #bridge: FleetBridge;
-  item = $state.raw<RegistryItem | null>(null);
-  loading = $state(false);
-  error = $state.raw<BridgeError | null>(null);
-  /** Oldest first; null until read. */
-  versions = $state.raw<readonly ModuleVersion[] | null>(null);
-  versionsLoading = $state(false);
-  versionsError = $state.raw<BridgeError | null>(null);
-
-  constructor(bridge: FleetBridge, itemId: string, known: RegistryItem | null = null) {
-    this.#bridge = bridge;
-    this.itemId = itemId;
-    // What the list knew shows at once; the documentation follows.
-    this.item = known;
-  }
-
-  async load(): Promise<Result<RegistryItem>> {
-    this.loading = true;
-    const result = await this.#bridge.invoke('registry.get', { itemId: this.itemId, markdown: true });
-    this.loading = false;
-    if (result.ok) {
-      this.item = result.value;
-      this.error = null;
-      if (result.value.type !== 'module') void this.loadVersions();
-    } else this.error = result.error;
-    return result;
-  }
-
-  /** The item's uploaded versions with their files (an ML model a training job published, a script's versions). */
-  async loadVersions(): Promise<Result<readonly ModuleVersion[]>> {
-    this.versionsLoading = true;
-    const result = await this.#bridge.invoke('registry.versions', { itemId: this.itemId });
-    this.versionsLoading = false;
-    if (result.ok) {
-      this.versions = result.value;
-      this.versionsError = null;
-    } else this.versionsError = result.error;
-    return result;
-  }
-
-  /** Change the description, visibility and url (the answer has no documentation: the one shown stays). */
-  async update(change: { description: string; visibility: Visibility; url: string }): Promise<Result<RegistryItem>> {
-    const current = this.item;
-    if (!current) return { ok: false, error: { kind: 'invalid', message: 'The item is not loaded yet.' } };
-    const result = await this.#bridge.invoke('registry.update', { itemId: this.itemId, type: current.type, ...change });
-    if (result.ok) this.item = { ...result.value, markdown: result.value.markdown ?? current.markdown };
-    return result;
-  }
-}
-
-/** A file dropped or chosen for a module, readied for upload: where it is, what main found, the version and platform to send it as. */
+/** A file dropped or chosen for an item (a module, a training script, an ML model), readied for upload: where it is, what main found, the version and platform to send it as. */
 export interface UploadDraft {
   readonly key: number;
   readonly fileName: string;
@@ -304,8 +252,15 @@ export const noStaging: StageFile = async (file) => ({
   error: { kind: 'invalid', message: `${file.name} is not a file on disk (was it dragged out of another app?): save it to a folder first, then drop or choose it from there.` },
 });
 
-/** What's wrong with a draft's version and platform, as sentences (the same schemas main checks). */
-export function draftErrors(draft: UploadDraft, drafts: readonly UploadDraft[], module: Module | null): { version: string | null; platform: string | null } {
+/**
+ * What's wrong with a draft's version and platform, as sentences (the same schemas main checks).
+ * `uploaded`: the item's versions as read (a module, or its versions alone); null while unread.
+ */
+export function draftErrors(
+  draft: UploadDraft,
+  drafts: readonly UploadDraft[],
+  uploaded: { readonly versions: readonly ModuleVersion[] } | readonly ModuleVersion[] | null,
+): { version: string | null; platform: string | null } {
   const version = moduleVersion.safeParse(draft.version);
   const platform = modulePlatform.safeParse(draft.platform);
   const out = {
@@ -315,60 +270,47 @@ export function draftErrors(draft: UploadDraft, drafts: readonly UploadDraft[], 
   if (!version.success || !platform.success) return out;
   const same = (d: UploadDraft) => d.key !== draft.key && d.problem === null && d.version.trim() === version.data && d.platform.trim() === platform.data;
   if (drafts.some(same)) out.platform = `Another file is set to ${version.data} for ${platform.data} too.`;
-  const existing = module?.versions.find((v) => v.version === version.data)?.files.some((f) => f.platform === platform.data);
+  const versions = uploaded === null ? [] : 'versions' in uploaded ? uploaded.versions : uploaded;
+  const existing = versions.find((v) => v.version === version.data)?.files.some((f) => f.platform === platform.data);
   if (existing) out.platform = `Version ${version.data} already has a file for ${platform.data}, and uploaded files never change: use a new version.`;
   return out;
 }
 
-/** A module's page: the module with its versions and files, and the files being readied for upload. */
-export class ModuleView {
-  readonly moduleId: string;
+/** Item types whose own page (not a module's page) takes uploads: a training script's builds, a model trained elsewhere. Archives stay read-only. */
+export const UPLOAD_TYPES: readonly PackageType[] = ['ml_training', 'ml_model'];
+
+/**
+ * A page that takes uploads for one registry item (a module's page, a training script's or an ML
+ * model's item page): the files being readied, each with the version and platform to send it as,
+ * and queuing them (`registry.upload` names the item as `moduleId`; the service takes any item).
+ */
+export class UploadingView {
+  /** The registry item the files go to. */
+  readonly uploadTo: string;
   readonly #bridge: FleetBridge;
   readonly #stage: StageFile;
-  module = $state.raw<Module | null>(null);
-  loading = $state(false);
-  error = $state.raw<BridgeError | null>(null);
   drafts = $state.raw<readonly UploadDraft[]>([]);
   #nextKey = 1;
 
-  constructor(bridge: FleetBridge, moduleId: string, stage: StageFile) {
+  constructor(bridge: FleetBridge, uploadTo: string, stage: StageFile) {
     this.#bridge = bridge;
-    this.moduleId = moduleId;
+    this.uploadTo = uploadTo;
     this.#stage = stage;
   }
 
-  async load(): Promise<Result<Module>> {
-    this.loading = true;
-    const result = await this.#bridge.invoke('registry.module', { moduleId: this.moduleId });
-    this.loading = false;
-    if (result.ok) {
-      this.module = result.value;
-      this.error = null;
-    } else this.error = result.error;
-    return result;
+  /** Whether the page takes files now (an item page: once its type is known to be one that does). */
+  get takesUploads(): boolean {
+    return true;
   }
 
-  /** Replace the manifest (every field is written). */
-  async save(manifest: {
-    url: string;
-    description: string;
-    models: readonly ModuleModel[];
-    entrypoint: string;
-    visibility: 'private' | 'public';
-    apps: readonly ModuleApp[];
-    firstRun: string;
-  }): Promise<Result<Module>> {
-    const result = await this.#bridge.invoke('registry.updateModule', {
-      moduleId: this.moduleId,
-      ...manifest,
-      models: manifest.models.map((m) => ({ api: m.api, model: m.model })),
-      apps: manifest.apps.map((a) => ({ name: a.name, type: a.type, entrypoint: a.entrypoint, logoPath: a.logoPath, fragmentIds: [...a.fragmentIds] })),
-    });
-    if (result.ok) {
-      this.module = result.value;
-      this.error = null;
-    }
-    return result;
+  /** The versions uploaded so far, to refuse a file a version already has (null: not read yet). */
+  protected get uploadedVersions(): readonly ModuleVersion[] | null {
+    return null;
+  }
+
+  /** What's wrong with a draft's version and platform, against the other drafts and the versions uploaded. */
+  errorsOf(draft: UploadDraft): { version: string | null; platform: string | null } {
+    return draftErrors(draft, this.drafts, this.uploadedVersions);
   }
 
   /**
@@ -437,7 +379,7 @@ export class ModuleView {
   get uploadable(): readonly UploadDraft[] {
     return this.drafts.filter((d) => {
       if (d.state !== 'ready' || d.problem !== null || d.source === null) return false;
-      const errors = draftErrors(d, this.drafts, this.module);
+      const errors = this.errorsOf(d);
       return errors.version === null && errors.platform === null;
     });
   }
@@ -450,7 +392,7 @@ export class ModuleView {
     for (const draft of ready) this.#patch(draft.key, { state: 'queuing', error: null });
     for (const draft of ready) {
       if (!draft.source) continue;
-      const result = await this.#bridge.invoke('registry.upload', { moduleId: this.moduleId, version: draft.version.trim(), platform: draft.platform.trim(), source: draft.source });
+      const result = await this.#bridge.invoke('registry.upload', { moduleId: this.uploadTo, version: draft.version.trim(), platform: draft.platform.trim(), source: draft.source });
       if (result.ok) {
         queued.push(result.value);
         this.discard(draft.key);
@@ -464,6 +406,124 @@ export class ModuleView {
 
   #patch(key: number, change: Partial<UploadDraft>): void {
     this.drafts = this.drafts.map((d) => (d.key === key ? { ...d, ...change } : d));
+  }
+}
+
+/**
+ * An item's page: the item with its documentation, and (not for a module: its own page has them) its
+ * uploaded versions; a training script's or an ML model's page takes uploads as a module's does.
+ */
+export class RegistryItemView extends UploadingView {
+  readonly itemId: string;
+  readonly #bridge: FleetBridge;
+  item = $state.raw<RegistryItem | null>(null);
+  loading = $state(false);
+  error = $state.raw<BridgeError | null>(null);
+  /** Oldest first; null until read. */
+  versions = $state.raw<readonly ModuleVersion[] | null>(null);
+  versionsLoading = $state(false);
+  versionsError = $state.raw<BridgeError | null>(null);
+
+  constructor(bridge: FleetBridge, itemId: string, known: RegistryItem | null = null, stage: StageFile = stageWithFetch) {
+    super(bridge, itemId, stage);
+    this.#bridge = bridge;
+    this.itemId = itemId;
+    // What the list knew shows at once; the documentation follows.
+    this.item = known;
+  }
+
+  override get takesUploads(): boolean {
+    return this.item !== null && UPLOAD_TYPES.includes(this.item.type);
+  }
+
+  protected override get uploadedVersions(): readonly ModuleVersion[] | null {
+    return this.versions;
+  }
+
+  async load(): Promise<Result<RegistryItem>> {
+    this.loading = true;
+    const result = await this.#bridge.invoke('registry.get', { itemId: this.itemId, markdown: true });
+    this.loading = false;
+    if (result.ok) {
+      this.item = result.value;
+      this.error = null;
+      if (result.value.type !== 'module') void this.loadVersions();
+    } else this.error = result.error;
+    return result;
+  }
+
+  /** The item's uploaded versions with their files (an ML model a training job published, a script's versions). */
+  async loadVersions(): Promise<Result<readonly ModuleVersion[]>> {
+    this.versionsLoading = true;
+    const result = await this.#bridge.invoke('registry.versions', { itemId: this.itemId });
+    this.versionsLoading = false;
+    if (result.ok) {
+      this.versions = result.value;
+      this.versionsError = null;
+    } else this.versionsError = result.error;
+    return result;
+  }
+
+  /** Change the description, visibility and url (the answer has no documentation: the one shown stays). */
+  async update(change: { description: string; visibility: Visibility; url: string }): Promise<Result<RegistryItem>> {
+    const current = this.item;
+    if (!current) return { ok: false, error: { kind: 'invalid', message: 'The item is not loaded yet.' } };
+    const result = await this.#bridge.invoke('registry.update', { itemId: this.itemId, type: current.type, ...change });
+    if (result.ok) this.item = { ...result.value, markdown: result.value.markdown ?? current.markdown };
+    return result;
+  }
+}
+
+/** A module's page: the module with its versions and files, and the files being readied for upload. */
+export class ModuleView extends UploadingView {
+  readonly moduleId: string;
+  readonly #bridge: FleetBridge;
+  module = $state.raw<Module | null>(null);
+  loading = $state(false);
+  error = $state.raw<BridgeError | null>(null);
+
+  constructor(bridge: FleetBridge, moduleId: string, stage: StageFile) {
+    super(bridge, moduleId, stage);
+    this.#bridge = bridge;
+    this.moduleId = moduleId;
+  }
+
+  protected override get uploadedVersions(): readonly ModuleVersion[] | null {
+    return this.module?.versions ?? null;
+  }
+
+  async load(): Promise<Result<Module>> {
+    this.loading = true;
+    const result = await this.#bridge.invoke('registry.module', { moduleId: this.moduleId });
+    this.loading = false;
+    if (result.ok) {
+      this.module = result.value;
+      this.error = null;
+    } else this.error = result.error;
+    return result;
+  }
+
+  /** Replace the manifest (every field is written). */
+  async save(manifest: {
+    url: string;
+    description: string;
+    models: readonly ModuleModel[];
+    entrypoint: string;
+    visibility: 'private' | 'public';
+    apps: readonly ModuleApp[];
+    firstRun: string;
+  }): Promise<Result<Module>> {
+    const result = await this.#bridge.invoke('registry.updateModule', {
+      moduleId: this.moduleId,
+      ...manifest,
+      models: manifest.models.map((m) => ({ api: m.api, model: m.model })),
+      apps: manifest.apps.map((a) => ({ name: a.name, type: a.type, entrypoint: a.entrypoint, logoPath: a.logoPath, fragmentIds: [...a.fragmentIds] })),
+    });
+    if (result.ok) {
+      this.module = result.value;
+      this.error = null;
+    }
+    return result;
   }
 }
 
@@ -573,7 +633,7 @@ export class RegistryStore {
     return this.#bridge;
   }
 
-  /** Follow the upload queue; a finished upload refreshes the open module (its new version) and marks the list stale. */
+  /** Follow the upload queue; a finished upload refreshes the open module or item (its new version) and marks the list stale. */
   follow(): () => void {
     const stops = [
       this.uploads.follow(),
@@ -581,6 +641,9 @@ export class RegistryStore {
         this.list.stale = true;
         const open = this.module;
         if (open && done.some((u) => u.moduleId === open.moduleId)) void open.load();
+        // A training script's or ML model's page: its new version (and platforms).
+        const item = this.item;
+        if (item?.takesUploads && done.some((u) => u.moduleId === item.itemId)) void item.load();
       }),
     ];
     return () => {
@@ -599,7 +662,7 @@ export class RegistryStore {
 
   openItem(itemId: string): RegistryItemView {
     this.list.selectedId = itemId;
-    const view = new RegistryItemView(this.#bridge, itemId, this.list.items.find((i) => i.id === itemId) ?? null);
+    const view = new RegistryItemView(this.#bridge, itemId, this.list.items.find((i) => i.id === itemId) ?? null, this.#stage);
     this.item = view;
     this.module = null;
     this.page = { kind: 'item', itemId };
@@ -666,7 +729,7 @@ export class RegistryStore {
   }
 
   /** Files from main's open dialog (Electron); false when there is none (browser mode: the page's own picker). */
-  async pickFiles(view: ModuleView): Promise<Result<boolean>> {
+  async pickFiles(view: UploadingView): Promise<Result<boolean>> {
     const result = await this.#bridge.invoke('registry.pickFiles', {});
     if (!result.ok) return result;
     if (result.value === null) return { ok: true, value: false };

@@ -273,6 +273,102 @@ describe('a module', () => {
   });
 });
 
+describe('a training script takes uploads like a module', () => {
+  const script = (overrides = {}) => registryItem('yard-trainer', { type: 'ml_training', description: 'Trains the yard detector.', ...overrides });
+  const scriptCandidate = (source: UploadCandidate['source'], fileName: string, version: string | null) =>
+    candidate(source, fileName, { proposal: { version, platform: 'linux/any', moduleId: null, entrypoint: null } });
+
+  it('readies dropped files against the versions uploaded, and queues them naming the item; no entrypoint is asked for', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.get', script());
+    transport.handle('registry.versions', [registryVersion('0.1.0', ['linux/any'])]);
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => scriptCandidate(s, `yard-trainer-${i}.tar.gz`, i === 0 ? '0.1.0' : '0.2.0'))));
+    transport.handle('registry.upload', (r) => ok(upload('u1', { moduleId: r.moduleId, version: r.version, platform: r.platform, fileName: 'yard-trainer-0.tar.gz' })));
+    const view = store.openItem('acme:yard-trainer');
+    await settle();
+    expect(view.takesUploads).toBe(true);
+    expect(store.page).toEqual({ kind: 'item', itemId: 'acme:yard-trainer' });
+
+    await view.addFiles([file('yard-trainer-0.tar.gz'), file('yard-trainer-1.tar.gz')], (f) => `/home/me/${f.name}`);
+    expect(transport.callsTo('registry.inspect')).toEqual([{ sources: [{ path: '/home/me/yard-trainer-0.tar.gz' }, { path: '/home/me/yard-trainer-1.tar.gz' }] }]);
+    expect(view.drafts.map((d) => [d.fileName, d.state, d.version, d.platform])).toEqual([
+      ['yard-trainer-0.tar.gz', 'ready', '0.1.0', 'linux/any'],
+      ['yard-trainer-1.tar.gz', 'ready', '0.2.0', 'linux/any'],
+    ]);
+    // 0.1.0 is uploaded already (the script's versions as read); 0.2.0 can go.
+    const [first, second] = view.drafts;
+    expect(view.errorsOf(first!).platform).toMatch(/^Version 0\.1\.0 already has a file for linux\/any/);
+    expect(view.uploadable.map((d) => d.key)).toEqual([second!.key]);
+    // Both set to 0.2.0: the twin is caught too.
+    view.edit(first!.key, { version: '0.2.0' });
+    expect(view.errorsOf(view.drafts[0]!).platform).toBe('Another file is set to 0.2.0 for linux/any too.');
+    view.edit(first!.key, { version: '0.3.0' });
+    expect(view.uploadable).toHaveLength(2);
+
+    const { queued, failed } = await view.queue();
+    expect(failed).toBe(0);
+    expect(queued).toHaveLength(2);
+    expect(transport.callsTo('registry.upload')).toEqual([
+      { moduleId: 'acme:yard-trainer', version: '0.3.0', platform: 'linux/any', source: { path: '/home/me/yard-trainer-0.tar.gz' } },
+      { moduleId: 'acme:yard-trainer', version: '0.2.0', platform: 'linux/any', source: { path: '/home/me/yard-trainer-1.tar.gz' } },
+    ]);
+    expect(view.drafts).toEqual([]);
+    expect(transport.callsTo('registry.module')).toEqual([]);
+  });
+
+  it('reads its versions (and the item) again when one of its uploads finishes, not when another item\'s does', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.get', script());
+    transport.handle('registry.versions', []);
+    const view = store.openItem('acme:yard-trainer');
+    await settle();
+    expect(view.versions).toEqual([]);
+    const mine = upload('u1', { moduleId: 'acme:yard-trainer', version: '0.1.0', platform: 'linux/any' });
+    const other = upload('u2', { moduleId: 'acme:stepper' });
+    transport.emit('registry.uploads', [mine, other]);
+    expect(store.uploads.forModule('acme:yard-trainer').map((u) => u.id)).toEqual(['u1']);
+    const reads = transport.callsTo('registry.versions').length;
+
+    transport.emit('registry.uploads', [mine, { ...other, state: 'done' }]);
+    await settle();
+    expect(transport.callsTo('registry.versions')).toHaveLength(reads);
+
+    transport.handle('registry.get', script({ platforms: ['linux/any'], status: 'published' }));
+    transport.handle('registry.versions', [registryVersion('0.1.0', ['linux/any'])]);
+    transport.emit('registry.uploads', [{ ...mine, state: 'done' }, { ...other, state: 'done' }]);
+    await settle();
+    expect(transport.callsTo('registry.versions')).toHaveLength(reads + 1);
+    expect(view.versions?.map((v) => v.version)).toEqual(['0.1.0']);
+    expect(view.item?.platforms).toEqual(['linux/any']);
+    expect(store.list.stale).toBe(true);
+  });
+
+  it('Choose files: main\'s dialog fills its drafts as on a module\'s page', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.get', script());
+    transport.handle('registry.versions', []);
+    const view = store.openItem('acme:yard-trainer');
+    await settle();
+    transport.handle('registry.pickFiles', [scriptCandidate({ path: '/s/yard-trainer.tar.gz' }, 'yard-trainer.tar.gz', '1.0.0')]);
+    expect(await store.pickFiles(view)).toEqual({ ok: true, value: true });
+    expect(view.drafts.map((d) => [d.fileName, d.version, d.platform])).toEqual([['yard-trainer.tar.gz', '1.0.0', 'linux/any']]);
+    expect(view.uploadable).toHaveLength(1);
+  });
+
+  it('an ML model takes uploads too; an archive, and a module\'s registry entry (its module page does), do not', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.versions', []);
+    const takes: Record<string, boolean> = {};
+    for (const type of ['ml_model', 'archive', 'module'] as const) {
+      transport.handle('registry.get', registryItem(type, { type }));
+      const view = store.openItem(`acme:${type}`);
+      await settle();
+      takes[type] = view.takesUploads;
+    }
+    expect(takes).toEqual({ ml_model: true, archive: false, module: false });
+  });
+});
+
 describe('the upload queue', () => {
   it('loads, follows main, and refreshes the open module when one of its uploads finishes', async () => {
     const { transport, store, stop } = setup();
