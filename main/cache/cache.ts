@@ -26,7 +26,14 @@ const SUFFIXES = ['', '-wal', '-shm'] as const;
 function restrictFiles(path: string): void {
   closeSync(openSync(path, 'a', 0o600));
   for (const suffix of SUFFIXES) {
-    if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+    try {
+      chmodSync(path + suffix, 0o600);
+    } catch (e) {
+      // Not there, or just removed: the last connection of a session closing meanwhile deletes its -wal
+      // file (a switch back to a profile right after leaving it). Nothing to narrow, and no reason to
+      // take the cache for broken.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
   }
 }
 
