@@ -93,7 +93,7 @@ export class Backend {
     };
     const connection = new Connection({
       events,
-      resources: [orgsResource(events), fleetResource(events, log), trainingResource({ apply: (...a) => trainingOf().apply(...a), publish: (c) => trainingOf().publish(c) }, log)],
+      resources: [orgsResource(events), fleetResource(events, log), trainingResource({ apply: (...a) => trainingOf().apply(...a), publish: (c) => trainingOf().publish(c), wake: () => trainingOf().wake() }, log)],
       log,
       cacheWorker: options.cacheWorker,
       ...options.timing,

@@ -8,7 +8,7 @@ import type { Connection } from '../connection/connection';
 import { TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { putTrainingJobs, setWatched } from './cache';
 import type { CachedJob } from './convert';
-import { TrainingWatcher } from './watcher';
+import { TrainingWatcher, trainingResource } from './watcher';
 
 const AT = '2026-11-25T12:00:00.000Z';
 
@@ -110,6 +110,16 @@ describe('TrainingWatcher', () => {
     expect(t.seen.filter((e) => e.event === 'training.changed')).toHaveLength(1);
     t.watcher.apply(t.cache, ['org-1'], putTrainingJobs(t.cache, [{ ...cached('a', 'running'), progressPercent: 50 }], AT));
     expect(t.seen.filter((e) => e.event === 'training.changed')).toHaveLength(2);
+    t.watcher.stop();
+  });
+
+  it('tells the renderer about a newly opened cache once; after a sync round only the organizations that changed are told', () => {
+    const t = setup();
+    const resource = trainingResource(t.watcher, () => undefined);
+    resource.publish(t.cache);
+    resource.publish(t.cache);
+    resource.publish(t.cache);
+    expect(t.seen.filter((e) => e.event === 'training.changed')).toHaveLength(1);
     t.watcher.stop();
   });
 });

@@ -246,8 +246,10 @@ const TRAINING_REFRESH_MS = 60_000;
  * minute) lists every organization's jobs and replaces the cached ones. An organization whose jobs
  * the key may not read (training needs owner) is skipped, not a failed round.
  */
-export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publish'>, log: (message: string) => void): SyncedResource {
+export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publish' | 'wake'>, log: (message: string) => void): SyncedResource {
   const fetchedAt = new WeakMap<CacheDb, number>();
+  /** Caches whose jobs the renderer was told about since they were opened (each round tells it per organization). */
+  const announced = new WeakSet<CacheDb>();
   return {
     name: 'training',
     async sync(client, cache, at, { run, forced }) {
@@ -271,6 +273,10 @@ export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publi
       fetchedAt.set(cache, Date.now());
     },
     publish(cache) {
+      // After a switch every job on screen is another profile's; after a round, the organizations it
+      // changed were announced one by one already, and an open page need not read its jobs again.
+      if (announced.has(cache)) return watcher.wake();
+      announced.add(cache);
       watcher.publish(cache);
     },
   };

@@ -23,12 +23,9 @@ let previousSeconds: string | undefined;
 
 const timing = { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 5_000, trainingPollMinMs: 150, trainingPollMaxMs: 600 };
 
-beforeAll(async () => {
-  // The local service is forked with this environment: its jobs run 2 s instead of minutes.
-  previousSeconds = process.env.FLEET_SERVICE_TRAINING_SECONDS;
-  process.env.FLEET_SERVICE_TRAINING_SECONDS = '2';
-  dir = tempDir('fleet-desk-training-');
-  app = await openTestBackend(join(dir.path, 'app'), {
+/** The app on the test's data dir, with the host's notification and badge recorded, started. */
+async function openApp(): Promise<TestBackend> {
+  const opened = await openTestBackend(join(dir.path, 'app'), {
     timing,
     notify: (n) => {
       notices.push(n);
@@ -36,10 +33,19 @@ beforeAll(async () => {
     },
     setBadge: (n) => badges.push(n),
   });
-  app.backend.events.subscribe((event, payload) => {
+  opened.backend.events.subscribe((event, payload) => {
     if (event === 'training.ended') ended.push(payload as TrainingEnded);
   });
-  await app.backend.start();
+  await opened.backend.start();
+  return opened;
+}
+
+beforeAll(async () => {
+  // The local service is forked with this environment: its jobs run 2 s instead of minutes.
+  previousSeconds = process.env.FLEET_SERVICE_TRAINING_SECONDS;
+  process.env.FLEET_SERVICE_TRAINING_SECONDS = '2';
+  dir = tempDir('fleet-desk-training-');
+  app = await openApp();
   orgId = (await app.value('orgs.list', {})).orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;
 }, 60_000);
 afterAll(async () => {
@@ -289,18 +295,7 @@ describe('a restart of the app', () => {
     ended.length = 0;
     notices.length = 0;
     await new Promise((r) => setTimeout(r, 6_000));
-    app = await openTestBackend(join(dir.path, 'app'), {
-      timing,
-      notify: (n) => {
-        notices.push(n);
-        return true;
-      },
-      setBadge: (n) => badges.push(n),
-    });
-    app.backend.events.subscribe((event, payload) => {
-      if (event === 'training.ended') ended.push(payload as TrainingEnded);
-    });
-    await app.backend.start();
+    app = await openApp();
     const announced = await until(() => ended.filter((e) => e.job.id === submitted.id), (e) => e.length > 0, 30_000, 'training.ended after the restart');
     expect(announced[0]!.job.status).toBe('succeeded');
     expect(notices.filter((n) => n.jobId === submitted.id)).toHaveLength(1);

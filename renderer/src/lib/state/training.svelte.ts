@@ -182,8 +182,6 @@ export class TrainingList {
   selected = $state.raw<readonly string[]>([]);
   /** What the last delete could not delete. */
   deleteFailures = $state.raw<readonly DeleteFailure[]>([]);
-  /** Dataset names by id, for the rows (best effort: ids show until known). */
-  datasetNames = $state.raw<Readonly<Record<string, string>>>({});
   #seq = 0;
   /** Reads numbered up to this one started before an action's answer was put: they would show an older job. */
   #putAfter = 0;
@@ -226,12 +224,6 @@ export class TrainingList {
   refresh(): void {
     if (this.loading) this.#again = true;
     else void this.load();
-  }
-
-  /** Dataset names for the rows; a failure leaves the ids showing. */
-  async loadDatasetNames(): Promise<void> {
-    const result = await this.#bridge.invoke('training.datasets', { orgId: this.orgId });
-    if (result.ok) this.datasetNames = Object.fromEntries(result.value.map((d) => [d.id, d.name]));
   }
 
   get deletable(): readonly TrainingJob[] {
@@ -740,7 +732,6 @@ export class TrainingStore {
       list = new TrainingList(this.#bridge, orgId);
       this.list = list;
       void list.load();
-      void list.loadDatasetNames();
     } else void list.load();
     this.job = null;
     this.#opened();
@@ -753,7 +744,6 @@ export class TrainingStore {
       const list = new TrainingList(this.#bridge, orgId);
       this.list = list;
       void list.load();
-      void list.loadDatasetNames();
     }
     const view = new TrainingJobView(this.#bridge, orgId, jobId, this.list?.jobs.find((j) => j.id === jobId) ?? null);
     this.job = view;

@@ -73,7 +73,8 @@ describe('the training page', () => {
     expect(store.page).toEqual({ orgId: 'org-acme', jobId: null });
     expect(opened).toHaveLength(1);
     expect(list.jobs.map((j) => j.id)).toEqual(['job-yard-detector-4', 'job-yard-detector-3', 'job-pallet-finder-2']);
-    expect(list.datasetNames).toEqual({ 'ds-yard': 'yard-2026', 'ds-dock': 'dock' });
+    // Rows name their datasets from the jobs themselves: no read of the datasets for the page.
+    expect(transport.callsTo('training.datasets')).toEqual([]);
     await list.load('failed');
     expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: 'failed' });
     expect(list.jobs.map((j) => j.status)).toEqual(['failed']);
