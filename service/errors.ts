@@ -114,6 +114,14 @@ export const Reason = {
   UPLOAD_OFFSET_MISMATCH: 'UPLOAD_OFFSET_MISMATCH',
   /** ABORTED: a newer stream of the same file took this upload over (or the older one would not stop). */
   UPLOAD_IN_PROGRESS: 'UPLOAD_IN_PROGRESS',
+  /** ABORTED: an upload stream that sent nothing for the idle timeout; its bytes are kept for a resume. */
+  UPLOAD_IDLE: 'UPLOAD_IDLE',
+  /** RESOURCE_EXHAUSTED: more upload streams than one key (or the whole service) may have open at once. */
+  UPLOAD_LIMIT: 'UPLOAD_LIMIT',
+  /** RESOURCE_EXHAUSTED: the data dir's disk (or quota) is full; the message says what to free. */
+  DISK_FULL: 'DISK_FULL',
+  /** RESOURCE_EXHAUSTED: the service is out of file descriptors (its own or the system's). */
+  OUT_OF_FILE_DESCRIPTORS: 'OUT_OF_FILE_DESCRIPTORS',
   /** NOT_FOUND: no such training job, or one of an organization the caller cannot see. */
   TRAINING_JOB_NOT_FOUND: 'TRAINING_JOB_NOT_FOUND',
   /** FAILED_PRECONDITION: CancelTrainingJob of a job that already SUCCEEDED or FAILED. */
@@ -126,6 +134,8 @@ export const Reason = {
   MODEL_NAME_TAKEN: 'MODEL_NAME_TAKEN',
   /** FAILED_PRECONDITION: SubmitCustomTrainingJob naming a registry item that is not a training script. */
   REGISTRY_ITEM_WRONG_TYPE: 'REGISTRY_ITEM_WRONG_TYPE',
+  /** RESOURCE_EXHAUSTED: a training job submitted to an organization already holding the most PENDING jobs the service queues (--max-pending-jobs). */
+  TRAINING_QUEUE_FULL: 'TRAINING_QUEUE_FULL',
   /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */
@@ -171,8 +181,12 @@ export type ErrorLog = (message: string) => void;
  */
 export function toStatus(error: unknown, method: string, log: ErrorLog): StatusObject {
   let e: FleetError;
+  const exhausted = error instanceof FleetError ? null : exhaustion(error);
   if (error instanceof FleetError) {
     e = error;
+  } else if (exhausted !== null) {
+    e = exhausted;
+    logOnce(log, exhausted.reason, `${method}: ${exhausted.message} (${error instanceof Error ? error.message : String(error)})`);
   } else {
     log(`${method} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     e = new FleetError(status.INTERNAL, Reason.INTERNAL, 'The service failed to handle this call; details are in the service log.');
@@ -181,6 +195,47 @@ export function toStatus(error: unknown, method: string, log: ErrorLog): StatusO
   metadata.set(ERROR_REASON_KEY, e.reason);
   if (e.field !== undefined) metadata.set(ERROR_FIELD_KEY, e.field);
   return { code: e.code, details: e.message, metadata };
+}
+
+/**
+ * A resource the machine ran out of, as the caller's answer: RESOURCE_EXHAUSTED with what to free,
+ * not INTERNAL (nothing is wrong with the service or the request; it works again once there is room).
+ * Node's errno codes for files and sockets, SQLite's for its database file; null for anything else.
+ */
+export function exhaustion(error: unknown): FleetError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') {
+    return new FleetError(status.RESOURCE_EXHAUSTED, Reason.DISK_FULL, "the service's disk is full: free space on the disk of its data dir (or raise its quota), then try again");
+  }
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    return new FleetError(
+      status.RESOURCE_EXHAUSTED,
+      Reason.OUT_OF_FILE_DESCRIPTORS,
+      'the service has no file descriptors left: close other uploads or connections, or raise its open-files limit (ulimit -n), then try again',
+    );
+  }
+  return null;
+}
+
+/** How often a condition that persists (a full disk) is logged again, with how many calls it failed meanwhile. */
+const REPEAT_LOG_MS = 60_000;
+const logged = new WeakMap<ErrorLog, Map<string, { at: number; since: number }>>();
+
+/**
+ * Log a persistent condition once, not once per call that meets it: a full disk fails every write,
+ * and a line per call would fill what little room is left. Repeats are counted and summarized at
+ * most once a minute.
+ */
+export function logOnce(log: ErrorLog, condition: string, line: string, nowMs = Date.now()): void {
+  let seen = logged.get(log);
+  if (seen === undefined) logged.set(log, (seen = new Map()));
+  const last = seen.get(condition);
+  if (last !== undefined && nowMs - last.at < REPEAT_LOG_MS) {
+    last.since += 1;
+    return;
+  }
+  log(last !== undefined && last.since > 0 ? `${line} [and ${last.since} more time${last.since === 1 ? '' : 's'} in the last ${Math.round((nowMs - last.at) / 1000)} s]` : line);
+  seen.set(condition, { at: nowMs, since: 0 });
 }
 
 /**

@@ -3,14 +3,20 @@
 // the service listens and with which credentials; everything else goes to stderr.
 import { parseArgs } from 'node:util';
 import { credentialsJson } from './bootstrap';
-import { startService, type RunningService, type ServiceOptions } from './server';
+import { describeCheck } from './registry/check';
+import { DEFAULT_UPLOAD_LIMITS } from './registry/handlers';
+import { checkDataDir, startService, type RunningService, type ServiceOptions } from './server';
+import { DEFAULT_MAX_PENDING_JOBS } from './training/store';
 
 /** Read when --training-seconds is not given: the desktop app forks us with its environment, so end-to-end tests shorten jobs through it. */
 const TRAINING_SECONDS_ENV = 'FLEET_SERVICE_TRAINING_SECONDS';
 /** Longest training run accepted: a day. */
 const MAX_TRAINING_SECONDS = 86_400;
+/** Highest --max-pending-jobs accepted: a bound on what one organization can make every tick and listing carry. */
+const MAX_PENDING_JOBS_LIMIT = 1_000_000;
 
-const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL] [--training-seconds N]
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL] [--training-seconds N] [--max-pending-jobs N] [--upload-idle-seconds N] [--uploads-per-key N] [--uploads-total N]
+       fleet-service --check --data-dir DIR
 
   --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
   --data-dir DIR         database and bootstrap credentials; created if missing
@@ -21,6 +27,15 @@ const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [-
   --public-url URL       base of the registry's module and download urls (default http://HOST:PORT)
   --training-seconds N   how long an ML training job runs (default 120; fractions allowed);
                          without the flag, the environment's ${TRAINING_SECONDS_ENV} if set
+  --max-pending-jobs N   most PENDING training jobs per organization (default ${DEFAULT_MAX_PENDING_JOBS});
+                         a submission past it is RESOURCE_EXHAUSTED (TRAINING_QUEUE_FULL)
+  --upload-idle-seconds N  an upload stream that sends nothing this long ends ABORTED (UPLOAD_IDLE),
+                         its bytes kept for a resume (default ${DEFAULT_UPLOAD_LIMITS.idleMs / 1000})
+  --uploads-per-key N    upload streams one API key may have open at once (default ${DEFAULT_UPLOAD_LIMITS.perKey})
+  --uploads-total N      upload streams the service takes at once (default ${DEFAULT_UPLOAD_LIMITS.total})
+  --check                check the data dir instead of serving: every registry file row against
+                         its file (present, size, SHA-256) and every upload's .part against its
+                         row; prints what it found, exits 0 when all agree and 1 when not
 
 When ready, prints one JSON line on stdout:
   {"address":"HOST:PORT","org_id":"…","api_key_id":"…","api_key":"…"}
@@ -29,7 +44,16 @@ A second instance may share a data dir (SQLite WAL with a busy timeout), though 
 class UsageError extends Error {}
 
 
-function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServiceOptions | 'help' {
+/** A whole-number flag from 1 to `max`, or undefined when absent. */
+function count(values: Record<string, unknown>, name: string, max: number, what: string): number | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const value = typeof text === 'string' && /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(value >= 1 && value <= max)) throw new UsageError(`--${name} must be a whole number of ${what} from 1 to ${max}, not "${String(text)}"`);
+  return value;
+}
+
+function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServiceOptions | 'help' | { readonly check: string } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -45,6 +69,11 @@ function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.
         'token-ttl': { type: 'string' },
         'public-url': { type: 'string' },
         'training-seconds': { type: 'string' },
+        'max-pending-jobs': { type: 'string' },
+        'upload-idle-seconds': { type: 'string' },
+        'uploads-per-key': { type: 'string' },
+        'uploads-total': { type: 'string' },
+        check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -53,6 +82,10 @@ function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.
   }
   if (values.help) return 'help';
   const { listen, 'data-dir': dataDir, 'token-ttl': ttlText } = values;
+  if (values.check) {
+    if (dataDir === undefined || dataDir === '') throw new UsageError('--check needs --data-dir');
+    return { check: dataDir };
+  }
   if (listen === undefined) throw new UsageError('--listen is required');
   const port = /^(?:\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(listen)?.[1];
   if (port === undefined || Number(port) > 65535) throw new UsageError(`--listen must be HOST:PORT with a port from 0 to 65535, not "${listen}"`);
@@ -86,7 +119,13 @@ function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.
     if (!(value > 0 && value <= MAX_TRAINING_SECONDS)) throw new UsageError(`${source} must be a number of seconds above 0 and at most ${MAX_TRAINING_SECONDS}, not "${seconds}"`);
     training = { runMs: Math.max(1, Math.round(value * 1000)) };
   }
-  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl, training };
+  const maxPendingJobs = count(values, 'max-pending-jobs', MAX_PENDING_JOBS_LIMIT, 'jobs');
+  if (maxPendingJobs !== undefined) training = { ...training, maxPendingJobs };
+  const idleSeconds = count(values, 'upload-idle-seconds', 86_400, 'seconds');
+  const perKey = count(values, 'uploads-per-key', 10_000, 'streams');
+  const total = count(values, 'uploads-total', 100_000, 'streams');
+  const uploads = { ...(idleSeconds !== undefined && { idleMs: idleSeconds * 1000 }), ...(perKey !== undefined && { perKey }), ...(total !== undefined && { total }) };
+  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl, training, uploads };
 }
 
 function fail(message: string): void {
@@ -138,6 +177,12 @@ async function main(): Promise<void> {
   }
   if (options === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if ('check' in options) {
+    const check = await checkDataDir(options.check);
+    process.stdout.write(`${describeCheck(check).join('\n')}\n`);
+    process.exitCode = check.findings.length === 0 ? 0 : 1;
     return;
   }
   const service = await startService(options);

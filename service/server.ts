@@ -1,7 +1,7 @@
 import { createLogHandlers } from './logs/handlers';
 import { LogFeed } from './logs/feed';
 import { LogStore } from './logs/store';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type Database from 'better-sqlite3';
@@ -29,11 +29,12 @@ import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
 import { addService } from './rpc';
 import { RegistryFiles } from './registry/files';
-import { createRegistryHandlers, sweepUploads } from './registry/handlers';
+import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
+import { createRegistryHandlers, sweepUploads, type UploadLimits } from './registry/handlers';
 import { RegistryStore } from './registry/store';
 import { createTrainingHandlers } from './training/handlers';
 import { TrainingRunner, trainingTiming } from './training/runner';
-import { TrainingStore } from './training/store';
+import { DEFAULT_MAX_PENDING_JOBS, TrainingStore } from './training/store';
 
 export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
@@ -74,10 +75,26 @@ export interface ServiceOptions {
    * ML training's pace (docs/PROTOCOL.md, "ML training"): how long a job runs (`runMs`, default
    * 120 s), how long it stays PENDING at least (`pendingMs`, default 3 s or half a run when runs are
    * shorter), and how often the runner advances jobs (`tickMs`, default a twentieth of a run, 20 ms
-   * to 1 s).
+   * to 1 s); and how many PENDING jobs one organization may hold (`maxPendingJobs`, default 1,000;
+   * a submission past it is RESOURCE_EXHAUSTED TRAINING_QUEUE_FULL).
    */
-  readonly training?: { readonly runMs?: number; readonly pendingMs?: number; readonly tickMs?: number };
+  readonly training?: { readonly runMs?: number; readonly pendingMs?: number; readonly tickMs?: number; readonly maxPendingJobs?: number };
+  /** Bounds on upload streams (idle timeout, streams per key and in all); docs/PROTOCOL.md section 8. */
+  readonly uploads?: Partial<UploadLimits>;
+  /** Server keepalive; default {@link DEFAULT_KEEPALIVE}. */
+  readonly keepalive?: { readonly timeMs: number; readonly timeoutMs: number };
 }
+
+/**
+ * Server keepalive: the service pings a connection that has been quiet this long, and drops it
+ * (ending its calls) when the ping is not answered in time. Without it a peer that vanished (a
+ * laptop closed mid-upload, a cable pulled) is never noticed, and what its calls hold is held for
+ * ever. Clients may ping as often as every 10 s (grpc-js servers do not police client pings).
+ */
+export const DEFAULT_KEEPALIVE = { timeMs: 60_000, timeoutMs: 20_000 } as const;
+
+/** Lines of the start's registry check logged at most (the full list is `--check`'s). */
+const STARTUP_CHECK_LINES = 20;
 
 /** A service that is serving. */
 export interface RunningService {
@@ -104,10 +121,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new Error(`tokenTtlSeconds must be a positive whole number of seconds, not ${ttl}`);
 
   const timing = trainingTiming(options.training);
+  const maxPendingJobs = options.training?.maxPendingJobs ?? DEFAULT_MAX_PENDING_JOBS;
+  if (!Number.isSafeInteger(maxPendingJobs) || maxPendingJobs <= 0) throw new Error(`training.maxPendingJobs must be a positive whole number, not ${maxPendingJobs}`);
 
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(options.dataDir, DATABASE_FILE));
-  const server = new Server();
+  const keepalive = options.keepalive ?? DEFAULT_KEEPALIVE;
+  const server = new Server({ 'grpc.keepalive_time_ms': keepalive.timeMs, 'grpc.keepalive_timeout_ms': keepalive.timeoutMs });
   let runner: TrainingRunner | undefined;
   try {
     const { from, to } = migrate(db, serviceMigrations);
@@ -118,13 +138,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const streams = new AbortController();
     // The default base url names the bound port, known only once bound (after the services are added).
     let address = options.listen;
-    const registry = { store: new RegistryStore(db, () => (options.publicUrl ?? `http://${address}`).replace(/\/+$/, '')), files: new RegistryFiles(options.dataDir) };
+    const registry = { store: new RegistryStore(db, () => (options.publicUrl ?? `http://${address}`).replace(/\/+$/, '')), files: new RegistryFiles(options.dataDir), uploads: options.uploads };
     const swept = await sweepUploads(registry.store, registry.files);
     if (swept > 0) log(`dropped ${swept} interrupted uploads nobody continued`);
+    // The cheap part of the consistency check (sizes, no hashing): a file gone from disk is said at start, not found by a user's download.
+    const check = await checkRegistry(db, registry.files, options.dataDir, { hash: false });
+    if (check.findings.length > 0) {
+      const lines = describeCheck(check);
+      for (const line of lines.slice(0, STARTUP_CHECK_LINES)) log(line);
+      if (lines.length > STARTUP_CHECK_LINES) log(`  … and ${lines.length - STARTUP_CHECK_LINES} more: run the service with --check --data-dir ${options.dataDir} for all of them`);
+    }
     // Interrupted uploads are kept a day; swept hourly.
     const sweeper = setInterval(() => void sweepUploads(registry.store, registry.files).catch((e: unknown) => log(`sweeping uploads failed: ${String(e)}`)), 3_600_000);
     sweeper.unref();
-    const feed = register(server, db, ttl, log, streams.signal, registry, options.tailCheckMs);
+    const feed = register(server, db, ttl, log, streams.signal, registry, maxPendingJobs, options.tailCheckMs);
     // Resumes the jobs a previous run left (their state is in their rows) before anyone can ask.
     const jobs = new TrainingRunner(db, registry.files, log, timing);
     runner = jobs;
@@ -156,6 +183,22 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 }
 
+/**
+ * The registry's whole consistency check on a data dir (`--check`): every file hashed. Opens the
+ * database as the service does (migrating it, like a start), so it runs beside a serving service
+ * too, though a completion under way then shows as an unrecorded file for a moment.
+ */
+export async function checkDataDir(dataDir: string): Promise<RegistryCheck> {
+  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`${dataDir} holds no fleet service database (${DATABASE_FILE})`);
+  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  try {
+    migrate(db, serviceMigrations);
+    return await checkRegistry(db, new RegistryFiles(dataDir), dataDir, { hash: true });
+  } finally {
+    db.close();
+  }
+}
+
 /** Every service of the wire contract, plus the standard health and reflection services. */
 function register(
   server: Server,
@@ -163,7 +206,8 @@ function register(
   ttl: number,
   log: (line: string) => void,
   closing: AbortSignal,
-  registry: { store: RegistryStore; files: RegistryFiles },
+  registry: { store: RegistryStore; files: RegistryFiles; uploads?: Partial<UploadLimits> },
+  maxPendingJobs: number,
   tailCheckMs?: number,
 ): LogFeed {
   const keys = new ApiKeyStore(db);
@@ -185,14 +229,14 @@ function register(
         ...createLocationHandlers(locations, access, pages),
         ...createMachineHandlers(new MachineStore(db), locations, access, pages),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
-        ...createRegistryHandlers(registry.store, registry.files, access, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined }),
+        ...createRegistryHandlers(registry.store, registry.files, access, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads }),
       },
     },
     guard,
     log,
     { rules: appRules, access },
   );
-  addService(server, MLTrainingServiceService, { authenticated: createTrainingHandlers(new TrainingStore(db), access, pages) }, guard, log, { rules: trainingRules, access });
+  addService(server, MLTrainingServiceService, { authenticated: createTrainingHandlers(new TrainingStore(db), access, pages, { maxPendingJobs }) }, guard, log, { rules: trainingRules, access });
   // Health and reflection need no token, like their usual deployments: probes and tools such as
   // grpcurl, `buf curl` and grpc_health_probe use them before they have any credentials.
   addHealthAndReflection(server);

@@ -3,12 +3,13 @@
  * complete, `registry/uploads/<item>_<version>_<os>-<arch>.part` while an upload is under way or
  * waits to be resumed. An upload writes its chunks to the `.part` file as they arrive (memory stays
  * flat whatever the size); the file's length is what the service holds of it (bytes arrive in
- * order, so any length is a prefix of the file). Completing hashes the file from disk and renames
- * it into place before its row is written: a file row always has its bytes.
+ * order, so any length is a prefix of the file). Completing hashes the `.part` where it is, links it
+ * into place (never over a file that is there: a committed file is never replaced) and only then
+ * writes its row: a file row always has its bytes.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class RegistryFiles {
@@ -52,12 +53,35 @@ export class RegistryFiles {
     return hash.digest('hex');
   }
 
-  /** Move a finished upload into place; answers the file's path. */
-  async complete(itemId: string, version: string, platform: string): Promise<string> {
-    const to = this.path(itemId, version, platform);
+  /**
+   * Put a finished upload's bytes in place as the file, beside its `.part` (which the caller drops
+   * once the file's row is written). A hard link, not a rename: it fails when a file is already
+   * there, so no stream can ever replace a committed file's bytes. Answers false when a file is
+   * there, which the caller tells apart (a row names it: refused; none does: a leftover of a crash
+   * between link and row, see {@link dropFile}).
+   */
+  async place(itemId: string, version: string, platform: string): Promise<boolean> {
     await mkdir(join(this.#files, itemId, version), { recursive: true, mode: 0o700 });
-    await rename(this.partPath(itemId, version, platform), to);
-    return to;
+    try {
+      await link(this.partPath(itemId, version, platform), this.path(itemId, version, platform));
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw e;
+    }
+  }
+
+  /** Whether the file in place is the very bytes of the upload's `.part` (the same inode: placed by it). */
+  async placedFromPart(itemId: string, version: string, platform: string): Promise<boolean> {
+    const [file, part] = await Promise.all([stat(this.path(itemId, version, platform)).catch(() => null), stat(this.partPath(itemId, version, platform)).catch(() => null)]);
+    return file !== null && part !== null && file.ino === part.ino && file.dev === part.dev;
+  }
+
+  /** Cut an upload's `.part` back to `length` bytes: what a refused stream wrote after it goes, what earlier streams committed stays. */
+  async truncatePart(itemId: string, version: string, platform: string, length: number): Promise<void> {
+    await truncate(this.partPath(itemId, version, platform), length).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    });
   }
 
   /** Write a whole file at once (the demo fleet's files). */

@@ -16,8 +16,29 @@ export const MAX_CHUNK_BYTES = 1024 * 1024;
 export const MAX_FILE_BYTES = 512 * 1024 * 1024;
 /** How long a new stream of a file waits for the stream it takes over to stop. */
 const TAKE_OVER_MS = 5_000;
+/**
+ * How long a new stream of a file waits for another stream's completion (hashing and recording up
+ * to {@link MAX_FILE_BYTES}: a second or two on a local disk, far more on a slow one).
+ */
+const COMPLETION_WAIT_MS = 60_000;
 /** How long the bytes of an interrupted upload are kept for a stream to continue them. */
 export const UPLOAD_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** What one client can hold of the upload machinery (docs/PROTOCOL.md section 8, "Limits"). */
+export interface UploadLimits {
+  /**
+   * A stream that sends nothing for this long ends ABORTED (UPLOAD_IDLE), its bytes kept for a
+   * resume: an idle stream holds a file descriptor, and a dead peer that keepalive has not caught
+   * yet must not hold it for ever.
+   */
+  readonly idleMs: number;
+  /** Upload streams one API key may have open at once; more are RESOURCE_EXHAUSTED (UPLOAD_LIMIT). */
+  readonly perKey: number;
+  /** Upload streams the service takes at once, all keys together; more are RESOURCE_EXHAUSTED (UPLOAD_LIMIT). */
+  readonly total: number;
+}
+
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { idleMs: 60_000, perKey: 8, total: 64 };
 
 function registryTarget(ctx: CallContext): RegistryTarget {
   const target = ctx.target;
@@ -42,6 +63,20 @@ export interface RegistryHandlerOptions {
   /** Whether an organization exists (listings of an unknown one are NOT_FOUND). */
   readonly orgExists: (orgId: string) => boolean;
   readonly now?: () => number;
+  /** Bounds on upload streams; each unset one is {@link DEFAULT_UPLOAD_LIMITS}'. */
+  readonly uploads?: Partial<UploadLimits>;
+}
+
+/** A file's upload stream under way: receiving chunks, or completing (hashing and recording the file). */
+interface Streaming {
+  readonly keyId: string;
+  phase: 'receiving' | 'completing';
+  /** The file's size once completing. */
+  size: number;
+  /** Stop receiving (a newer stream of the file continues); nothing once completing. */
+  readonly takeOver: () => void;
+  /** Resolves when the stream has let go of the file (its handler returned). */
+  readonly released: Promise<void>;
 }
 
 /** AppService's registry calls. Permissions are checked by the rule table before these run. */
@@ -53,13 +88,19 @@ export function createRegistryHandlers(
   options: RegistryHandlerOptions,
 ): UnaryHandlers<typeof AppServiceService, CallContext> & ClientStreamHandlers<typeof AppServiceService, CallContext> {
   const now = options.now ?? Date.now;
+  const limits: UploadLimits = { ...DEFAULT_UPLOAD_LIMITS, ...options.uploads };
   /**
-   * Files being uploaded right now, one stream per file: a newer stream takes over (the older one
-   * stops where it is and keeps what it wrote), as tus servers do. After a network break the
-   * service may not notice for minutes that the old stream is dead; the client's resume must not
-   * wait for that.
+   * Files being uploaded right now, one stream per file: a newer stream takes over a receiving one
+   * (the older one stops where it is and keeps what it wrote), as tus servers do: after a network
+   * break the service may not notice for a while that the old stream is dead, and the client's
+   * resume must not wait for that. A completing stream is never taken over: a newer one waits for
+   * it, then finds the file committed (ALREADY_EXISTS), so no stream ever writes over a file being
+   * or having been committed.
    */
-  const uploading = new Map<string, { readonly takeOver: () => void; readonly released: Promise<void> }>();
+  const uploading = new Map<string, Streaming>();
+  /** Upload streams admitted and not yet answered, by API key (those waiting for their turn included). */
+  const streamsOfKey = new Map<string, number>();
+  let streams = 0;
 
   /** An organization a listing names: NOT_FOUND unless it exists and the caller sees it or it shows something public. */
   function listedOrg(orgId: string, field: string, grants: readonly Grant[], type?: number): void {
@@ -185,13 +226,19 @@ export function createRegistryHandlers(
     async getModuleFileUpload(request, ctx) {
       const target = registryTarget(ctx);
       const info = request.moduleFileInfo ?? { moduleId: '', version: '', platform: '' };
+      const key = fileKey(target.id, info.version, info.platform);
       const row = store.row(target.id);
       const file = store.fileOf(target.id, info.version, info.platform);
       if (file) {
-        return { committedBytes: 0, complete: true, sizeBytes: file.size_bytes, sha256: file.sha256, url: store.fileUrl(row, info.version, info.platform) };
+        return { committedBytes: 0, complete: true, sizeBytes: file.size_bytes, sha256: file.sha256, url: store.fileUrl(row, info.version, info.platform), completing: false };
       }
+      const still = uploading.get(key);
       const upload = store.upload(target.id, info.version, info.platform);
-      if (!upload) return { committedBytes: 0, complete: false, sizeBytes: 0, sha256: '', url: '' };
+      if (still?.phase === 'completing') {
+        // Never "0": a client reading that would start the file again from its first byte.
+        return { committedBytes: still.size, expiresAt: upload && new Date(Date.parse(upload.updated_at) + UPLOAD_KEPT_MS), complete: false, sizeBytes: 0, sha256: '', url: '', completing: true };
+      }
+      if (!upload) return { committedBytes: 0, complete: false, sizeBytes: 0, sha256: '', url: '', completing: false };
       return {
         committedBytes: await files.held(target.id, info.version, info.platform),
         expiresAt: new Date(Date.parse(upload.updated_at) + UPLOAD_KEPT_MS),
@@ -199,6 +246,7 @@ export function createRegistryHandlers(
         sizeBytes: 0,
         sha256: '',
         url: '',
+        completing: false,
       };
     },
 
@@ -210,27 +258,33 @@ export function createRegistryHandlers(
       if (row.type === PackageType.PACKAGE_TYPE_MODULE && row.entrypoint === '') {
         throw new FleetError(status.FAILED_PRECONDITION, Reason.ENTRYPOINT_MISSING, `module ${target.itemId} has no entrypoint yet: set it with UpdateModule before uploading a file`);
       }
-      if (store.fileOf(target.id, version, platform)) {
-        throw new FleetError(status.ALREADY_EXISTS, Reason.MODULE_FILE_EXISTS, `version ${version} of ${target.itemId} already has a file for ${platform}; uploaded files are immutable: upload a new version`);
-      }
-      const key = `${target.id}\0${version}\0${platform}`;
-      const older = uploading.get(key);
-      if (older) {
-        older.takeOver();
-        const released = await Promise.race([older.released.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), TAKE_OVER_MS).unref())]);
-        if (!released || uploading.has(key)) {
-          throw new FleetError(status.ABORTED, Reason.UPLOAD_IN_PROGRESS, `another stream is uploading version ${version} of ${target.itemId} for ${platform} and did not stop; try again in a moment`);
+      const refuseExisting = () => {
+        if (store.fileOf(target.id, version, platform)) {
+          throw new FleetError(status.ALREADY_EXISTS, Reason.MODULE_FILE_EXISTS, `version ${version} of ${target.itemId} already has a file for ${platform}; uploaded files are immutable: upload a new version`);
         }
-      }
-      const takeover = new AbortController();
-      let release: () => void = () => undefined;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      uploading.set(key, { takeOver: () => takeover.abort(), released });
+      };
+      refuseExisting();
+      const key = fileKey(target.id, version, platform);
+      const keyId = ctx.caller.keyId;
+      admit(key, keyId);
+      streams += 1;
+      streamsOfKey.set(keyId, (streamsOfKey.get(keyId) ?? 0) + 1);
       try {
-        return await receive(first, target, row.id, version, platform, rest, AbortSignal.any([signal, takeover.signal]), takeover.signal);
+        const { entry, takeover, release } = await claim(key, keyId, target.itemId, version, platform, signal, refuseExisting);
+        try {
+          return await receive(first, target, row.id, version, platform, rest, AbortSignal.any([signal, takeover.signal]), takeover.signal, (size) => {
+            entry.phase = 'completing';
+            entry.size = size;
+          });
+        } finally {
+          uploading.delete(key);
+          release();
+        }
       } finally {
-        uploading.delete(key);
-        release();
+        streams -= 1;
+        const left = (streamsOfKey.get(keyId) ?? 1) - 1;
+        if (left === 0) streamsOfKey.delete(keyId);
+        else streamsOfKey.set(keyId, left);
       }
     },
 
@@ -255,6 +309,67 @@ export function createRegistryHandlers(
     },
   };
 
+  /**
+   * Refuse a stream over the bounds, before it holds anything. A stream that continues a file its
+   * own key is streaming replaces that stream, so it is let in at the key's bound: a client that
+   * resumes after a network break must not be locked out by its own dead streams.
+   */
+  function admit(key: string, keyId: string): void {
+    const replaces = uploading.get(key)?.keyId === keyId;
+    if (!replaces && (streamsOfKey.get(keyId) ?? 0) >= limits.perKey) {
+      throw new FleetError(
+        status.RESOURCE_EXHAUSTED,
+        Reason.UPLOAD_LIMIT,
+        `this API key has ${limits.perKey} uploads streaming already, the most one key may have at once: wait for one to finish (or cancel one), then upload this file`,
+      );
+    }
+    if (streams >= limits.total) {
+      throw new FleetError(status.RESOURCE_EXHAUSTED, Reason.UPLOAD_LIMIT, `the service is taking ${limits.total} uploads at once, the most it takes: try again in a moment`);
+    }
+  }
+
+  /**
+   * Make this stream the file's only one: a receiving stream that has it is taken over (it stops
+   * and keeps what it wrote), a completing one is waited for (it is about to commit the file).
+   * The check that nobody else has the file, the check that it is not committed, and the claim
+   * happen in one synchronous step after the wait: two streams woken by the same release cannot
+   * both proceed.
+   */
+  async function claim(key: string, keyId: string, itemId: string, version: string, platform: string, signal: AbortSignal, refuseExisting: () => void) {
+    const older = uploading.get(key);
+    if (older) {
+      const completing = older.phase === 'completing';
+      older.takeOver();
+      const outcome = await Promise.race([older.released.then(() => 'released' as const), delay(completing ? COMPLETION_WAIT_MS : TAKE_OVER_MS).then(() => 'late' as const), aborted(signal)]);
+      if (outcome === 'cancelled') throw new FleetError(status.CANCELLED, Reason.UPLOAD_IN_PROGRESS, 'the upload was cancelled before it began');
+      if (outcome === 'late' || uploading.has(key)) {
+        throw new FleetError(
+          status.ABORTED,
+          Reason.UPLOAD_IN_PROGRESS,
+          completing
+            ? `another stream is completing version ${version} of ${itemId} for ${platform}; ask GetModuleFileUpload in a moment whether the file is complete`
+            : `another stream is uploading version ${version} of ${itemId} for ${platform} and did not stop; try again in a moment`,
+        );
+      }
+      // The stream waited for may have committed the file.
+      refuseExisting();
+    }
+    const takeover = new AbortController();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const entry: Streaming = {
+      keyId,
+      phase: 'receiving',
+      size: 0,
+      takeOver: () => {
+        if (entry.phase === 'receiving') takeover.abort();
+      },
+      released,
+    };
+    uploading.set(key, entry);
+    return { entry, takeover, release };
+  }
+
   /** The app as its module's latest version declares it, if the caller sees that module. */
   function visibleApp(namespace: string, name: string, ctx: CallContext) {
     const found = store.app(namespace, name);
@@ -265,10 +380,12 @@ export function createRegistryHandlers(
   }
 
   /**
-   * Write the stream's chunks after `write_offset` into the upload's `.part` file. A stream cut
-   * off (cancelled, broken) keeps what it wrote for a later stream to continue; a stream refused
-   * for its contents (a chunk too large, the file over its bound, a message out of sequence)
-   * discards the upload, which cannot become valid by continuing it.
+   * Write the stream's chunks after `write_offset` into the upload's `.part` file, then commit the
+   * file. A stream cut off (cancelled, broken, taken over, idle) keeps what it wrote for a later
+   * stream to continue; a stream refused for its contents (a chunk too large, the file over its
+   * bound, a message out of sequence) or for a failed write removes only what it wrote itself: the
+   * bytes earlier streams committed stay for a resume. `completing` is called the moment the client
+   * half-closes, before anything else can run: from then on the stream cannot be taken over.
    */
   async function receive(
     first: UploadModuleFileRequest,
@@ -279,6 +396,7 @@ export function createRegistryHandlers(
     rest: AsyncIterable<UploadModuleFileRequest>,
     signal: AbortSignal,
     takenOver: AbortSignal,
+    completing: (size: number) => void,
   ) {
     const offset = first.writeOffset;
     if (offset > 0) {
@@ -296,9 +414,17 @@ export function createRegistryHandlers(
     }
     const started = new Date(now());
     store.saveUpload(itemId, version, platform, offset, started);
-    const handle = await files.openPart(itemId, version, platform, offset);
+    let handle;
+    try {
+      handle = await files.openPart(itemId, version, platform, offset);
+    } catch (e) {
+      // Out of descriptors or disk, say: nothing of this stream was written.
+      if (offset === 0) store.dropUpload(itemId, version, platform);
+      throw e;
+    }
     let size = offset;
     let refused: unknown = null;
+    let idle = false;
     // The next message, or the end when the stream is cut off or taken over (a dead connection may never send another).
     const messages = rest[Symbol.asyncIterator]();
     const stopped = new Promise<IteratorResult<UploadModuleFileRequest>>((resolve) => {
@@ -308,8 +434,19 @@ export function createRegistryHandlers(
     });
     try {
       for (;;) {
-        const next = await Promise.race([messages.next(), stopped]);
-        if (next.done === true) break;
+        let timer: NodeJS.Timeout | undefined;
+        const quiet = new Promise<IteratorResult<UploadModuleFileRequest>>((resolve) => {
+          timer = setTimeout(() => {
+            idle = true;
+            resolve({ done: true, value: undefined });
+          }, limits.idleMs);
+        });
+        const next = await Promise.race([messages.next(), stopped, quiet]).finally(() => clearTimeout(timer));
+        if (next.done === true) {
+          // Half-closed by the client (not cut off): the file is whole. Nothing may take it over from here.
+          if (!signal.aborted && !idle) completing(size);
+          break;
+        }
         const message = next.value;
         if (message.moduleFile?.$case !== 'file') {
           throw invalidArgument('module_file_info', Reason.UPLOAD_SEQUENCE_INVALID, 'only the first message carries module_file_info; every later one carries a chunk of the file');
@@ -327,15 +464,27 @@ export function createRegistryHandlers(
       await handle.close();
     }
     if (refused !== null && !signal.aborted) {
-      // The stream's contents were refused (or reading it failed): nothing of it can be continued.
-      await files.dropPart(itemId, version, platform);
-      store.dropUpload(itemId, version, platform);
+      // Refused (or a write failed): what this stream wrote goes; what earlier streams committed stays for a resume.
+      if (offset === 0) {
+        await files.dropPart(itemId, version, platform);
+        store.dropUpload(itemId, version, platform);
+      } else {
+        await files.truncatePart(itemId, version, platform, offset);
+        store.saveUpload(itemId, version, platform, offset, new Date(now()));
+      }
       throw refused;
     }
-    if (signal.aborted) {
-      // Cut off or taken over: keep what arrived, for GetModuleFileUpload and a resumed stream.
+    if (signal.aborted || idle) {
+      // Cut off, taken over or idle: keep what arrived, for GetModuleFileUpload and a resumed stream.
       store.saveUpload(itemId, version, platform, size, new Date(now()));
       if (takenOver.aborted) throw new FleetError(status.ABORTED, Reason.UPLOAD_IN_PROGRESS, 'a newer stream of the same file took this upload over');
+      if (idle) {
+        throw new FleetError(
+          status.ABORTED,
+          Reason.UPLOAD_IDLE,
+          `no chunk arrived for ${limits.idleMs / 1000} s, so the stream was ended; the ${size} bytes received are kept: resume from write_offset ${size} (GetModuleFileUpload says so)`,
+        );
+      }
       throw new FleetError(status.CANCELLED, Reason.UPLOAD_IN_PROGRESS, 'the upload was cancelled; what arrived is kept for a resumed upload');
     }
     if (size === 0) {
@@ -343,23 +492,67 @@ export function createRegistryHandlers(
       store.dropUpload(itemId, version, platform);
       throw invalidArgument('file', Reason.FILE_EMPTY, 'the upload ended without a byte of file: send the file in chunks after module_file_info');
     }
-    const path = await files.complete(itemId, version, platform);
-    const sha256 = await files.sha256(path);
+    return commit(target, itemId, version, platform, size);
+  }
+
+  /**
+   * Hash the whole `.part`, place it as the file and record it. Runs with the file's stream in
+   * `completing`, so no other stream touches the `.part` or the file meanwhile; and placing never
+   * replaces a file that is there, so even a bug elsewhere could not make a stream overwrite a
+   * committed file. A failure removes only what this completion placed.
+   */
+  async function commit(target: RegistryTarget, itemId: string, version: string, platform: string, size: number) {
+    const sha256 = await files.sha256(files.partPath(itemId, version, platform));
     // The item may have been deleted while the file was uploading.
     const row = store.find(itemId);
     if (row === undefined) {
-      await files.dropFile(itemId, version, platform);
+      await files.dropPart(itemId, version, platform);
       throw notFound(Reason.MODULE_NOT_FOUND, 'module', target.itemId, 'module_file_info.module_id');
+    }
+    const exists = () => new FleetError(status.ALREADY_EXISTS, Reason.MODULE_FILE_EXISTS, `version ${version} of ${target.itemId} already has a file for ${platform}`);
+    if (store.fileOf(itemId, version, platform)) {
+      await files.dropPart(itemId, version, platform);
+      store.dropUpload(itemId, version, platform);
+      throw exists();
+    }
+    if (!(await files.place(itemId, version, platform))) {
+      // A file with no row: left by a crash between placing and recording. It was never listed; this upload takes its place.
+      await files.dropFile(itemId, version, platform);
+      if (!(await files.place(itemId, version, platform))) throw new Error(`${files.path(itemId, version, platform)} came back while it was being replaced`);
     }
     try {
       store.addFile(row, version, platform, size, sha256, new Date(now()));
     } catch (e) {
-      await files.dropFile(itemId, version, platform);
-      if (e instanceof Error && /UNIQUE|PRIMARY/.test(e.message)) throw new FleetError(status.ALREADY_EXISTS, Reason.MODULE_FILE_EXISTS, `version ${version} of ${target.itemId} already has a file for ${platform}`);
+      // Only the link this completion placed goes; the `.part` and its upload row stay for a resume.
+      if (await files.placedFromPart(itemId, version, platform)) await files.dropFile(itemId, version, platform);
+      if (e instanceof Error && /UNIQUE|PRIMARY/.test(e.message)) {
+        await files.dropPart(itemId, version, platform);
+        store.dropUpload(itemId, version, platform);
+        throw exists();
+      }
       throw e;
     }
+    // The file has its own link to the bytes now.
+    await files.dropPart(itemId, version, platform);
     return { url: store.fileUrl(row, version, platform), sha256, sizeBytes: size };
   }
+}
+
+/** The map key of one file of one version of an item. */
+function fileKey(itemId: string, version: string, platform: string): string {
+  return `${itemId}\0${version}\0${platform}`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Resolves 'cancelled' once `signal` aborts (never, if it does not). */
+function aborted(signal: AbortSignal): Promise<'cancelled'> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve('cancelled');
+    else signal.addEventListener('abort', () => resolve('cancelled'), { once: true });
+  });
 }
 
 /** Forget interrupted uploads nobody continued for {@link UPLOAD_KEPT_MS}, and `.part` files no upload names. */

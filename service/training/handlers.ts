@@ -6,7 +6,7 @@ import { FleetError, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { CallContext, UnaryHandlers } from '../rpc';
 import { notFound } from '../validate';
-import type { TrainingStore } from './store';
+import { DEFAULT_MAX_PENDING_JOBS, type TrainingStore } from './store';
 import { tags } from './validate';
 
 function jobId(ctx: CallContext): string {
@@ -19,13 +19,20 @@ function jobId(ctx: CallContext): string {
  * organization or job exists and is seen, and that the caller is its owner before these run; they
  * check the state. The runner (runner.ts) moves jobs on from PENDING.
  */
-export function createTrainingHandlers(store: TrainingStore, access: Access, tokens: PageTokens, options: { now?: () => number } = {}): UnaryHandlers<typeof MLTrainingServiceService, CallContext> {
+export function createTrainingHandlers(
+  store: TrainingStore,
+  access: Access,
+  tokens: PageTokens,
+  options: { now?: () => number; maxPendingJobs?: number } = {},
+): UnaryHandlers<typeof MLTrainingServiceService, CallContext> {
   const now = options.now ?? Date.now;
+  const maxPending = options.maxPendingJobs ?? DEFAULT_MAX_PENDING_JOBS;
   return {
     async submitTrainingJob(request) {
       const id = store.submit(
         { orgId: request.orgId, datasetId: request.datasetId, modelName: request.modelName, modelVersion: request.modelVersion, modelType: request.modelType, tags: tags('tags', request.tags) },
         now(),
+        maxPending,
       );
       return { id };
     },
@@ -52,6 +59,7 @@ export function createTrainingHandlers(store: TrainingStore, access: Access, tok
           script: { itemId: item.id, wireId: item.itemId, version: request.registryItemVersion },
         },
         now(),
+        maxPending,
       );
       return { id };
     },

@@ -11,16 +11,26 @@
  *   custom job the script version (the item exists, is a training script, and that version has an
  *   uploaded file) — and the job FAILS with the reason if anything is missing.
  *
+ * A tick costs what the organizations and their running jobs cost, never what their queues hold: it
+ * reads, per organization with PENDING jobs, its running count and the head of its queue only
+ * (store.queues and store.queueHead, on the status index), and begins at most
+ * {@link MAX_BEGUN_PER_ORG_PER_TICK} jobs of one organization.
+ *
  * Nothing is held in memory: a service that stops and starts again resumes every job from its row
  * (a RUNNING job by its clock, finishing at once if its time is over; CANCELING ones become
  * CANCELED; PENDING ones wait their turn). The first tick runs when the runner starts.
+ *
+ * A failure that every job would meet — the database or its disk is full, read-only or failing —
+ * is logged once with what to do, not per job and tick; the jobs wait where they are (a finished
+ * run is not FAILED for it) and go on once it is fixed, which is logged too.
  */
+import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import { TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import type { RegistryFiles } from '../registry/files';
 import { Code, publishModel, PublishRefused } from './publish';
-import { TrainingStore, type JobRow } from './store';
+import { iso, TrainingStore, type JobRow } from './store';
 
 /** How long a job runs by default (the demo's pace). */
 export const DEFAULT_RUN_MS = 120_000;
@@ -28,6 +38,12 @@ export const DEFAULT_RUN_MS = 120_000;
 export const DEFAULT_PENDING_MS = 3_000;
 /** Jobs of one organization that run at once; more wait PENDING. */
 export const MAX_RUNNING_PER_ORG = 2;
+/**
+ * Most PENDING jobs of one organization a tick begins (starts or, refused, fails): at most
+ * {@link MAX_RUNNING_PER_ORG} start, so the rest are refused ones, and a queue of those drains over
+ * a few ticks instead of making one tick as long as the queue.
+ */
+export const MAX_BEGUN_PER_ORG_PER_TICK = 32;
 
 export interface TrainingTiming {
   /** How long a job runs, ms. */
@@ -51,6 +67,7 @@ export function trainingTiming(options: { runMs?: number; pendingMs?: number; ti
 
 export class TrainingRunner {
   private readonly store: TrainingStore;
+  private readonly failures: FailureLog;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -61,6 +78,7 @@ export class TrainingRunner {
     private readonly now: () => number = Date.now,
   ) {
     this.store = new TrainingStore(db);
+    this.failures = new FailureLog(log, db.name);
   }
 
   /** Advance every job once now, then every `tickMs` (the timer does not keep the process alive). */
@@ -75,25 +93,39 @@ export class TrainingRunner {
     this.timer = undefined;
   }
 
-  /** Advance every job to where it is at `nowMs`. Never throws: a job that cannot be advanced is logged and tried again next tick. */
+  /**
+   * Advance every job to where it is at `nowMs`. Never throws: a job that cannot be advanced is
+   * tried again next tick, its failure logged once (FailureLog).
+   */
   tick(nowMs = this.now()): void {
-    try {
-      this.store.finishCanceling(nowMs);
-      for (const job of this.store.inStatus(TrainingStatus.TRAINING_STATUS_RUNNING)) this.guard(job, () => this.advance(job, nowMs));
-      for (const job of this.store.inStatus(TrainingStatus.TRAINING_STATUS_PENDING)) {
-        if (Date.parse(job.created_on) + this.timing.pendingMs > nowMs) break;
-        this.guard(job, () => this.begin(job, nowMs));
-      }
-    } catch (e) {
-      this.log(`training runner: ${e instanceof Error ? e.message : String(e)}`);
+    this.failures.tickStarts();
+    this.attempt('finishing canceled jobs', () => this.store.finishCanceling(nowMs));
+    for (const job of this.attempt('reading the running jobs', () => this.store.inStatus(TrainingStatus.TRAINING_STATUS_RUNNING)) ?? []) {
+      this.attempt(`job ${job.id} could not be advanced`, () => this.advance(job, nowMs), job.id);
     }
+    const createdBy = iso(nowMs - this.timing.pendingMs);
+    for (const queue of this.attempt('reading the queues', () => this.store.queues()) ?? []) {
+      let free = MAX_RUNNING_PER_ORG - queue.running;
+      if (free <= 0) continue;
+      for (const job of this.attempt('reading a queue', () => this.store.queueHead(queue.organization_id, createdBy, MAX_BEGUN_PER_ORG_PER_TICK)) ?? []) {
+        const started = this.attempt(`job ${job.id} could not be started`, () => this.begin(job, nowMs), job.id);
+        // A job that could not be begun stays at the head: the ones behind it wait, oldest first.
+        if (started === undefined) break;
+        if (started && --free === 0) break;
+      }
+    }
+    this.failures.tickEnds();
   }
 
-  private guard(job: JobRow, run: () => void): void {
+  /** `run()`'s result, or undefined when it threw (logged by the failure log). */
+  private attempt<T>(what: string, run: () => T, jobId?: string): T | undefined {
     try {
-      run();
+      const result = run();
+      if (jobId !== undefined) this.failures.advanced();
+      return result;
     } catch (e) {
-      this.log(`training runner: job ${job.id} could not be advanced: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.failures.failed(what, e, jobId);
+      return undefined;
     }
   }
 
@@ -111,16 +143,19 @@ export class TrainingRunner {
         this.store.fail(job.id, e.code, e.message, nowMs);
         return;
       }
+      // The model is fine, the storage is not: publish it once there is room again.
+      if (storageFailure(e) !== undefined) throw e;
       this.log(`training runner: publishing the model of job ${job.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       this.store.fail(job.id, Code.INTERNAL, 'the trained model could not be published; details are in the service log', nowMs);
     }
   }
 
-  private begin(job: JobRow, nowMs: number): void {
-    if (this.store.runningIn(job.organization_id) >= MAX_RUNNING_PER_ORG) return;
+  /** Start `job`, or fail it when it cannot run; true when it took a run slot. */
+  private begin(job: JobRow, nowMs: number): boolean {
     const refused = this.refusal(job);
-    if (refused === null) this.store.start(job.id, nowMs);
-    else this.store.fail(job.id, refused.code, refused.message, nowMs);
+    if (refused === null) return this.store.start(job.id, nowMs);
+    this.store.fail(job.id, refused.code, refused.message, nowMs);
+    return false;
   }
 
   /** Why `job` cannot run (a google.rpc.Code and a message), or null when it can. */
@@ -153,5 +188,80 @@ export class TrainingRunner {
       };
     }
     return null;
+  }
+}
+
+/** A failure of the storage under the service: every job that writes would meet it. */
+interface StorageFailure {
+  /** The SQLite or errno code, e.g. SQLITE_FULL, ENOSPC. */
+  readonly code: string;
+  readonly message: string;
+  /** What the operator does about it, given the data dir. */
+  readonly remedy: (dataDir: string) => string;
+}
+
+/** `e` as a storage failure (full, read-only or failing disk), or undefined for any other error. */
+function storageFailure(e: unknown): StorageFailure | undefined {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string') return undefined;
+  const failure = (remedy: (dataDir: string) => string): StorageFailure => ({ code, message: (e as Error).message, remedy });
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return failure((dir) => `free space on the disk that holds the data dir ${dir} (or raise its quota)`);
+  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS' || code === 'EACCES') return failure((dir) => `make the data dir ${dir} and its files writable by the service`);
+  if (code.startsWith('SQLITE_IOERR') || code === 'EIO') return failure((dir) => `check the disk that holds the data dir ${dir}`);
+  return undefined;
+}
+
+/**
+ * The runner's failures, each logged once rather than every tick. A storage failure is one line
+ * whatever the jobs and ticks it hits, logged again when its code changes, and once more when it
+ * clears: a tick that advanced jobs without meeting it. Any other failure is logged once per job
+ * (or step) and message, and again if it comes back after a tick without it.
+ */
+class FailureLog {
+  private storage: StorageFailure | undefined;
+  private storageThisTick = false;
+  private advancedThisTick = false;
+  /** Messages logged last tick, by job id or step: not logged again while they repeat. */
+  private lastTick = new Map<string, string>();
+  private thisTick = new Map<string, string>();
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly databasePath: string,
+  ) {}
+
+  tickStarts(): void {
+    this.storageThisTick = false;
+    this.advancedThisTick = false;
+    this.thisTick = new Map();
+  }
+
+  /** A job was advanced (or begun): the storage took what that needed. */
+  advanced(): void {
+    this.advancedThisTick = true;
+  }
+
+  failed(what: string, e: unknown, key = what): void {
+    const storage = storageFailure(e);
+    if (storage !== undefined) {
+      this.storageThisTick = true;
+      if (storage.code === this.storage?.code) return;
+      this.storage = storage;
+      this.log(
+        `training runner: the data dir cannot be written: ${storage.message} (${storage.code}); training jobs wait where they are and go on once it is fixed: ${storage.remedy(dirname(this.databasePath))}. Logged once, and again when this changes`,
+      );
+      return;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    this.thisTick.set(key, message);
+    if (this.lastTick.get(key) !== message) this.log(`training runner: ${what}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  }
+
+  tickEnds(): void {
+    if (this.storage !== undefined && !this.storageThisTick && this.advancedThisTick) {
+      this.log(`training runner: the data dir takes writes again (${this.storage.code} is over); training jobs go on`);
+      this.storage = undefined;
+    }
+    this.lastTick = this.thisTick;
   }
 }

@@ -14,6 +14,9 @@ import { notFound } from '../validate';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** PENDING jobs one organization may hold by default (the service's --max-pending-jobs). */
+export const DEFAULT_MAX_PENDING_JOBS = 1_000;
+
 export interface JobRow {
   readonly id: string;
   readonly organization_id: string;
@@ -205,9 +208,12 @@ export class TrainingStore {
   /**
    * Record a new PENDING job and take its model version, in one IMMEDIATE transaction: the
    * ledger's primary key makes two submissions of one version race-safe (one wins, the other is
-   * ALREADY_EXISTS). Checks the model name too, since an item may have been made meanwhile.
+   * ALREADY_EXISTS). Checks the model name too, since an item may have been made meanwhile, and
+   * that the organization holds fewer than `maxPending` PENDING jobs (RESOURCE_EXHAUSTED
+   * TRAINING_QUEUE_FULL): counted inside the transaction, so two submissions cannot both take the
+   * last place.
    */
-  submit(job: NewJob, nowMs: number): string {
+  submit(job: NewJob, nowMs: number, maxPending = DEFAULT_MAX_PENDING_JOBS): string {
     const id = randomUUID();
     const at = iso(nowMs);
     const taken = (why: string) =>
@@ -221,6 +227,18 @@ export class TrainingStore {
       this.checkModelName(job.orgId, job.modelName);
       const why = this.versionTaken(job.orgId, job.modelName, job.modelVersion);
       if (why !== undefined) throw taken(why);
+      // Counting stops at the bound: a submission costs the same however long the queue grew.
+      const pending = this.db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM training_jobs WHERE status = ? AND organization_id = ? LIMIT ?)')
+        .pluck()
+        .get(TrainingStatus.TRAINING_STATUS_PENDING, job.orgId, maxPending) as number;
+      if (pending >= maxPending) {
+        throw new FleetError(
+          status.RESOURCE_EXHAUSTED,
+          Reason.TRAINING_QUEUE_FULL,
+          `organization ${job.orgId} has ${maxPending} training job${maxPending === 1 ? '' : 's'} PENDING, the most this service queues per organization: wait until some of them start, or cancel some with CancelTrainingJob, then submit again`,
+        );
+      }
       try {
         this.db.prepare('INSERT INTO training_model_versions (organization_id, model_name, model_version, job_id, taken_at) VALUES (?, ?, ?, ?, ?)').run(job.orgId, job.modelName, job.modelVersion, id, at);
       } catch (e) {
@@ -313,12 +331,31 @@ export class TrainingStore {
     return this.db.prepare(`${SELECT} WHERE j.status = ? ORDER BY j.created_on, j.id`).all(s) as JobRow[];
   }
 
-  /** How many jobs of the organization hold a run slot (RUNNING or CANCELING). */
-  runningIn(orgId: string): number {
+  /**
+   * Every organization with PENDING jobs, and how many of its jobs hold a run slot (RUNNING or
+   * CANCELING). Its cost follows the organizations and the running jobs, never the length of the
+   * queues: the organizations are found by seeking from one to the next in the status index (a
+   * plain GROUP BY would read every PENDING job), and each count reads only its running jobs.
+   */
+  queues(): { organization_id: string; running: number }[] {
     return this.db
-      .prepare('SELECT count(*) FROM training_jobs WHERE status IN (?, ?) AND organization_id = ?')
-      .pluck()
-      .get(TrainingStatus.TRAINING_STATUS_RUNNING, TrainingStatus.TRAINING_STATUS_CANCELING, orgId) as number;
+      .prepare(
+        `WITH RECURSIVE queued (org) AS (
+           SELECT min(organization_id) FROM training_jobs WHERE status = @pending
+           UNION ALL
+           SELECT (SELECT min(organization_id) FROM training_jobs WHERE status = @pending AND organization_id > queued.org) FROM queued WHERE queued.org IS NOT NULL
+         )
+         SELECT org AS organization_id, (SELECT count(*) FROM training_jobs WHERE status IN (@running, @canceling) AND organization_id = org) AS running
+           FROM queued WHERE org IS NOT NULL`,
+      )
+      .all({ pending: TrainingStatus.TRAINING_STATUS_PENDING, running: TrainingStatus.TRAINING_STATUS_RUNNING, canceling: TrainingStatus.TRAINING_STATUS_CANCELING }) as { organization_id: string; running: number }[];
+  }
+
+  /** The head of the organization's queue: at most `limit` of its PENDING jobs created at `createdBy` or before, oldest first. */
+  queueHead(orgId: string, createdBy: string, limit: number): JobRow[] {
+    return this.db
+      .prepare(`${SELECT} WHERE j.status = ? AND j.organization_id = ? AND j.created_on <= ? ORDER BY j.created_on, j.id LIMIT ?`)
+      .all(TrainingStatus.TRAINING_STATUS_PENDING, orgId, createdBy, limit) as JobRow[];
   }
 
   /** Every CANCELING job becomes CANCELED, its progress kept. Returns how many. */

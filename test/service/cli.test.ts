@@ -1,15 +1,17 @@
 // The CLI as the desktop app and people run it: a child process, one JSON line on stdout.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceClient, TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
-import { CREDENTIALS_FILE } from '../../service/server';
+import { openDatabase } from '../../service/db/open';
+import { RegistryFiles } from '../../service/registry/files';
+import { CREDENTIALS_FILE, DATABASE_FILE } from '../../service/server';
 import { bearer, call, tempDir } from './helpers';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -256,6 +258,11 @@ describe('service/main.ts', () => {
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--training-seconds', '0'], /--training-seconds must be a number of seconds above 0/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--training-seconds', '1e3'], /--training-seconds must be a number/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--training-seconds', '86401'], /at most 86400/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--max-pending-jobs', '0'], /--max-pending-jobs must be a whole number of jobs from 1 to 1000000/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--max-pending-jobs', 'many'], /--max-pending-jobs must be a whole number/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--uploads-per-key', '0'], /--uploads-per-key must be a whole number of streams from 1 to 10000/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--upload-idle-seconds', 'soon'], /--upload-idle-seconds must be a whole number of seconds/],
+    [['--check'], /--check needs --data-dir/],
     [['FLEET_SERVICE_TRAINING_SECONDS=soon', '--listen', '127.0.0.1:0', '--data-dir', nowhere], /FLEET_SERVICE_TRAINING_SECONDS must be a number of seconds above 0/],
   ])('refuses %j with usage on stderr and exit code 2', async (args, why) => {
     // A leading NAME=value is put in the environment.
@@ -267,4 +274,46 @@ describe('service/main.ts', () => {
     expect(c.out.stderr).toContain('usage: fleet-service');
     expect(existsSync(nowhere)).toBe(false);
   });
+});
+
+describe('service/main.ts --check', () => {
+  it('says the database and the disk agree on a sound data dir (exit 0), names every disagreement (exit 1), and the service logs the cheap part at start', async () => {
+    const dataDir = newDataDir();
+    const first = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir, '--demo');
+    await first.ready;
+    expect(await stop(first)).toBe(0);
+    const sound = cli('--check', '--data-dir', dataDir);
+    expect(await sound.exited).toBe(0);
+    expect(sound.out.stdout).toMatch(/registry check: \d+ registry files \(sizes and SHA-256\) and 0 uploads checked: the database and the disk agree/);
+
+    // Damage it the ways a disk or a hand can: a file gone, a file with other bytes of the same size, bytes no row lists, a .part no upload names.
+    const db = openDatabase(join(dataDir, DATABASE_FILE));
+    const rows = db.prepare('SELECT item_id, version, platform FROM registry_files ORDER BY item_id, version, platform LIMIT 2').all() as { item_id: string; version: string; platform: string }[];
+    db.close();
+    const files = new RegistryFiles(dataDir);
+    const [gone, changed] = rows.map((r) => files.path(r.item_id, r.version, r.platform));
+    rmSync(gone!);
+    const bytes = readFileSync(changed!);
+    bytes[0] = bytes[0]! ^ 0xff;
+    writeFileSync(changed!, bytes);
+    writeFileSync(join(dirname(changed!), 'stray-platform'), 'stray');
+    mkdirSync(join(dataDir, 'registry', 'uploads'), { recursive: true });
+    writeFileSync(join(dataDir, 'registry', 'uploads', 'nobody_1.0.0_linux-any.part'), 'half');
+
+    const damaged = cli('--check', '--data-dir', dataDir);
+    expect(await damaged.exited).toBe(1);
+    expect(damaged.out.stdout).toMatch(/: 4 problems/);
+    expect(damaged.out.stdout).toMatch(/file-missing: registry\/files\/.*: version .* is listed, but its file is missing/);
+    expect(damaged.out.stdout).toMatch(/file-sha256: registry\/files\/.*hashes to [0-9a-f]{64}/);
+    expect(damaged.out.stdout).toMatch(/file-unrecorded: registry\/files\/.*stray-platform/);
+    expect(damaged.out.stdout).toMatch(/part-unrecorded: registry\/uploads\/nobody_1.0.0_linux-any.part/);
+
+    // At start the service checks sizes only (no hashing): the missing file is logged; the changed bytes of the same size are --check's to find.
+    const again = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    await again.ready;
+    expect(again.out.stderr).toMatch(/registry check: \d+ registry files \(sizes\) and 0 uploads checked: 2 problems/);
+    expect(again.out.stderr).toMatch(/file-missing: /);
+    expect(again.out.stderr).toMatch(/file-unrecorded: /);
+    expect(await stop(again)).toBe(0);
+  }, 60_000);
 });

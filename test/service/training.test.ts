@@ -3,19 +3,23 @@
 // UploadModuleFile, the runner (PENDING is real, two runs per organization, progress, datasets and
 // tags checked at start, the model published in the registry), cancelling, deleting, listing with
 // paging, datasets, permissions on jobs, and jobs surviving a restart of the service.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { credentials, status, type Metadata } from '@grpc/grpc-js';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import * as training from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceClient, ModelType, TrainingStatus, type TrainingJobMetadata } from '../../proto/gen/fleet/mltraining/v1/ml_training';
+import { migrate } from '../../service/db/migrate';
+import { serviceMigrations } from '../../service/db/migrations';
 import { openDatabase } from '../../service/db/open';
 import { RegistryFiles } from '../../service/registry/files';
 import { DATABASE_FILE, startService } from '../../service/server';
+import { MAX_RUNNING_PER_ORG, TrainingRunner, trainingTiming } from '../../service/training/runner';
 import { TrainingStore } from '../../service/training/store';
 import { appCall, bearer, call, createKeyWithOrg, expectError, ownerMetadata, scopedKey, startTestService, tempDir, tokenFor, uploadFile, type TestService } from './helpers';
 
@@ -39,7 +43,7 @@ interface Fixture {
   readonly unreadable: string;
 }
 
-async function fixture(options: { runMs: number; pendingMs: number; tickMs: number }, name: string): Promise<Fixture> {
+async function fixture(options: { runMs: number; pendingMs: number; tickMs: number; maxPendingJobs?: number }, name: string): Promise<Fixture> {
   const t = await startTestService({ training: options });
   const client = new MLTrainingServiceClient(t.service.address, credentials.createInsecure());
   const owner = await ownerMetadata(t);
@@ -601,5 +605,189 @@ describe('a restart', () => {
     } finally {
       dir.remove();
     }
+  });
+});
+
+describe('the pending-job cap', () => {
+  it('refuses a submission past --max-pending-jobs PENDING jobs with RESOURCE_EXHAUSTED TRAINING_QUEUE_FULL, for that organization only, and takes them again once jobs start or are canceled', async () => {
+    const f = await fixture({ runMs: 60_000, pendingMs: 0, tickMs: 20, maxPendingJobs: 3 }, 'Capped Trainers');
+    try {
+      const script = await trainingScript(f, 'capped-script', false);
+      const running = [await submit(f), await submit(f)];
+      for (const id of running) await until(f, id, (j) => j.status === TrainingStatus.TRAINING_STATUS_RUNNING);
+      // The run slots are taken: these three wait, and fill the queue.
+      const pending = [await submit(f), await submit(f), await submit(f)];
+      const full = { code: status.RESOURCE_EXHAUSTED, reason: 'TRAINING_QUEUE_FULL', message: /has 3 training jobs PENDING, the most .* wait until some of them start, or cancel some with CancelTrainingJob, then submit again/ };
+      await expectError(submit(f), full);
+      await expectError(trainingCall(f.client, 'submitCustomTrainingJob', { orgId: f.orgId, datasetId: f.dataset, modelName: 'custom', modelVersion: version(), registryItemId: script, registryItemVersion: '1.0.0' }, f.owner), full);
+
+      const other = (await appCall(f.t, 'createOrganization', { name: 'Uncapped Neighbours' }, f.owner)).organization!.id;
+      for (let i = 0; i < 3; i++) await submit(f, { orgId: other });
+
+      // Two at once for one place: one gets it.
+      await trainingCall(f.client, 'cancelTrainingJob', { id: pending[2]! }, f.owner);
+      const raced = await Promise.allSettled([submit(f), submit(f)]);
+      expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of raced) if (r.status === 'rejected') expect((r.reason as { code: status }).code).toBe(status.RESOURCE_EXHAUSTED);
+
+      // A run ends, the oldest waiting job starts, and its place in the queue is free again.
+      await trainingCall(f.client, 'cancelTrainingJob', { id: running[0]! }, f.owner);
+      await until(f, pending[0]!, (j) => j.status === TrainingStatus.TRAINING_STATUS_RUNNING);
+      await submit(f);
+      await expectError(submit(f), full);
+    } finally {
+      f.client.close();
+      await f.t.stop();
+    }
+  });
+});
+
+describe('the runner, tick by tick', () => {
+  const T0 = Date.parse('2026-11-26T08:00:00.000Z');
+  const cleanups: (() => void)[] = [];
+  afterAll(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  /** A migrated database of its own, on a temp dir, with the registry's files beside it. */
+  function standalone(): { db: Database.Database; files: RegistryFiles } {
+    const dir = tempDir();
+    const db = openDatabase(join(dir.path, DATABASE_FILE));
+    cleanups.push(() => {
+      db.close();
+      dir.remove();
+    });
+    migrate(db, serviceMigrations);
+    return { db, files: new RegistryFiles(dir.path) };
+  }
+
+  /** An organization with a dataset labelled `pallet`; answers both ids. */
+  function organization(db: Database.Database, n: number): { orgId: string; datasetId: string } {
+    const orgId = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(orgId, `Org ${n}`, new Date(T0).toISOString());
+    const datasetId = new TrainingStore(db).addDataset({ orgId, name: 'Pallets', sizeBytes: 1, imageCount: 1, labels: ['pallet'], createdOn: T0 });
+    return { orgId, datasetId };
+  }
+
+  /** `n` PENDING jobs of the organization, created a millisecond apart from `T0` on, inserted newest first; answers their ids oldest first. */
+  function queue(db: Database.Database, org: { orgId: string; datasetId: string }, n: number): string[] {
+    const ids = Array.from({ length: n }, () => randomUUID());
+    const insert = db.prepare(
+      `INSERT INTO training_jobs (id, organization_id, dataset_id, model_name, model_version, model_type, tags, is_custom, status, created_on, last_modified)
+       VALUES (?, ?, ?, 'queued', ?, 3, '["pallet"]', 0, 1, ?, ?)`,
+    );
+    db.transaction(() => {
+      for (let i = n - 1; i >= 0; i--) insert.run(ids[i], org.orgId, org.datasetId, `v${i}`, new Date(T0 + i).toISOString(), new Date(T0 + i).toISOString());
+    })();
+    return ids;
+  }
+
+  const statusOf = (db: Database.Database, id: string) => db.prepare('SELECT status FROM training_jobs WHERE id = ?').pluck().get(id) as TrainingStatus;
+  const running = (db: Database.Database) => db.prepare('SELECT id FROM training_jobs WHERE status = 2 ORDER BY id').pluck().all() as string[];
+
+  /** `db` as the runner sees it, counting the statements it runs and the rows they answer. */
+  function counting(db: Database.Database): { db: Database.Database; work: { statements: number; rows: number } } {
+    const work = { statements: 0, rows: 0 };
+    const statement = (s: Database.Statement): Database.Statement => {
+      const counted: Database.Statement = new Proxy(s, {
+        get(target, key) {
+          const value = Reflect.get(target, key, target) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+            // pluck(), raw(), expand() answer the statement: keep counting through it.
+            if (result === target) return counted;
+            if (key === 'run' || key === 'get' || key === 'all' || key === 'iterate') work.statements += 1;
+            if (key === 'get' && result !== undefined) work.rows += 1;
+            if (key === 'all') work.rows += (result as unknown[]).length;
+            return result;
+          };
+        },
+      });
+      return counted;
+    };
+    const proxy = new Proxy(db, {
+      get(target, key) {
+        if (key === 'prepare') return (sql: string) => statement(target.prepare(sql));
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    return { db: proxy, work };
+  }
+
+  it('does the same work per tick with 100 or 10,000 jobs queued, and still starts the oldest first, two per organization', () => {
+    const timing = trainingTiming({ runMs: 3_600_000, pendingMs: 1_000, tickMs: 1_000 });
+    const measured = [100, 10_000].map((length) => {
+      const { db, files } = standalone();
+      const big = organization(db, 1);
+      const small = organization(db, 2);
+      const bigQueue = queue(db, big, length);
+      const smallQueue = queue(db, small, 3);
+      const { db: watched, work } = counting(db);
+      const runner = new TrainingRunner(watched, files, (line) => expect.fail(line), timing);
+      const ticks: { statements: number; rows: number }[] = [];
+      const tick = (at: number) => {
+        const before = { ...work };
+        runner.tick(at);
+        ticks.push({ statements: work.statements - before.statements, rows: work.rows - before.rows });
+      };
+
+      // Nothing has waited its pending time yet.
+      tick(T0 + 999);
+      expect(running(db)).toEqual([]);
+      // The two oldest of each organization start; the rest wait for a slot.
+      tick(T0 + 10_000);
+      expect(running(db)).toEqual([bigQueue[0], bigQueue[1], smallQueue[0], smallQueue[1]].sort());
+      tick(T0 + 11_000);
+      expect(running(db)).toHaveLength(2 * MAX_RUNNING_PER_ORG);
+      // A slot frees: the oldest waiting job of that organization takes it.
+      new TrainingStore(db).cancel(bigQueue[0]!, T0 + 11_500);
+      tick(T0 + 12_000);
+      expect(statusOf(db, bigQueue[0]!)).toBe(TrainingStatus.TRAINING_STATUS_CANCELED);
+      expect(running(db)).toEqual([bigQueue[1], bigQueue[2], smallQueue[0], smallQueue[1]].sort());
+      expect(statusOf(db, bigQueue[3]!)).toBe(TrainingStatus.TRAINING_STATUS_PENDING);
+      return ticks;
+    });
+    expect(measured[1]).toEqual(measured[0]);
+  });
+
+  it('logs a full disk once, whatever the jobs and ticks it stops, keeps every job, and logs once more when there is room again', () => {
+    const { db, files } = standalone();
+    const orgs = [1, 2, 3].map((n) => organization(db, n));
+    const queues = orgs.map((org) => queue(db, org, 20));
+    const timing = trainingTiming({ runMs: 60_000, pendingMs: 0, tickMs: 1_000 });
+    // One job of the first organization has run its time: publishing its model needs room too.
+    const finished = queues[0]![0]!;
+    db.prepare('UPDATE training_jobs SET status = 2, training_started = ? WHERE id = ?').run(new Date(T0 - 120_000).toISOString(), finished);
+
+    // The database may not grow past what it holds, and every write of a job needs room (a megabyte).
+    db.exec('CREATE TABLE ballast (bytes BLOB NOT NULL) STRICT');
+    db.exec('CREATE TEMP TRIGGER needs_room AFTER UPDATE ON training_jobs BEGIN INSERT INTO ballast VALUES (zeroblob(1048576)); END');
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+
+    const logs: string[] = [];
+    const runner = new TrainingRunner(db, files, (line) => logs.push(line), timing);
+    for (let i = 0; i < 5; i++) runner.tick(T0 + 1_000 * i);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/database or disk is full \(SQLITE_FULL\).*free space on the disk that holds the data dir/);
+    expect(logs[0]).not.toMatch(/\n\s+at /);
+    expect(running(db)).toEqual([finished]);
+    expect(db.prepare('SELECT count(*) FROM training_jobs WHERE status = 1').pluck().get()).toBe(59);
+
+    // Another condition is logged, once.
+    db.pragma('query_only = ON');
+    for (let i = 5; i < 8; i++) runner.tick(T0 + 1_000 * i);
+    expect(logs).toHaveLength(2);
+    expect(logs[1]).toMatch(/SQLITE_READONLY.*writable/);
+    db.pragma('query_only = OFF');
+
+    db.pragma('max_page_count = 1000000');
+    runner.tick(T0 + 9_000);
+    runner.tick(T0 + 10_000);
+    expect(logs).toHaveLength(3);
+    expect(logs[2]).toMatch(/takes writes again \(SQLITE_READONLY is over\); training jobs go on/);
+    expect(statusOf(db, finished)).toBe(TrainingStatus.TRAINING_STATUS_SUCCEEDED);
+    expect(running(db)).toEqual([queues[0]![1], queues[0]![2], queues[1]![0], queues[1]![1], queues[2]![0], queues[2]![1]].sort());
   });
 });

@@ -438,7 +438,8 @@ export interface GetModuleFileUploadResponse {
   /**
    * Bytes of an interrupted upload the service holds: a resumed stream
    * sends write_offset = committed_bytes and the file from there. 0 when
-   * nothing is held (or the file is complete).
+   * nothing is held (or the file is complete); the whole size while
+   * `completing`.
    */
   committedBytes: number;
   /**
@@ -456,6 +457,14 @@ export interface GetModuleFileUploadResponse {
   sizeBytes: number;
   sha256: string;
   url: string;
+  /**
+   * Every byte arrived and the service is checking and recording the file
+   * (hashing it): nothing to send. Ask again in a moment; the answer is then
+   * `complete`, or what is held if completing failed. A stream of the same
+   * file sent meanwhile waits for the completion and is then refused
+   * ALREADY_EXISTS: it never replaces a file being committed. Added in v1.
+   */
+  completing: boolean;
 }
 
 export interface GetModuleRequest {
@@ -3350,7 +3359,15 @@ export const GetModuleFileUploadRequest: MessageFns<GetModuleFileUploadRequest> 
 };
 
 function createBaseGetModuleFileUploadResponse(): GetModuleFileUploadResponse {
-  return { committedBytes: 0, expiresAt: undefined, complete: false, sizeBytes: 0, sha256: "", url: "" };
+  return {
+    committedBytes: 0,
+    expiresAt: undefined,
+    complete: false,
+    sizeBytes: 0,
+    sha256: "",
+    url: "",
+    completing: false,
+  };
 }
 
 export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse> = {
@@ -3372,6 +3389,9 @@ export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse
     }
     if (message.url !== "") {
       writer.uint32(50).string(message.url);
+    }
+    if (message.completing !== false) {
+      writer.uint32(56).bool(message.completing);
     }
     return writer;
   },
@@ -3437,6 +3457,14 @@ export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse
             message.url = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.completing = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3469,6 +3497,7 @@ export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse
         : 0,
       sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
       url: isSet(object.url) ? globalThis.String(object.url) : "",
+      completing: isSet(object.completing) ? globalThis.Boolean(object.completing) : false,
     };
   },
 
@@ -3492,6 +3521,9 @@ export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse
     if (message.url !== "") {
       obj.url = message.url;
     }
+    if (message.completing !== false) {
+      obj.completing = message.completing;
+    }
     return obj;
   },
 
@@ -3506,6 +3538,7 @@ export const GetModuleFileUploadResponse: MessageFns<GetModuleFileUploadResponse
     message.sizeBytes = object.sizeBytes ?? 0;
     message.sha256 = object.sha256 ?? "";
     message.url = object.url ?? "";
+    message.completing = object.completing ?? false;
     return message;
   },
 };
