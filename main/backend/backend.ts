@@ -17,7 +17,7 @@ import { machinesHandlers } from '../machines/handlers';
 import { LivenessWatcher } from '../machines/liveness';
 import { logsHandlers } from '../logs/handlers';
 import { registryHandlers } from '../registry/handlers';
-import { RegistryUploads } from '../registry/uploads';
+import { RegistryUploads, type StagingOptions } from '../registry/uploads';
 import { LogTails } from '../logs/tails';
 import { Downloads } from '../fs/downloads';
 import { fleetResource } from '../machines/sync';
@@ -54,6 +54,8 @@ export interface BackendOptions {
   readonly chooseOpenPaths?: (options: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string[]>;
   /** Whether uploads may name a file by path (Electron); browser mode passes false: its page sends files to the loopback server. */
   readonly acceptUploadPaths?: boolean;
+  /** Bounds on the files browser mode's page stages for upload (defaults, or the FLEET_DESK_STAGING_* variables, unless given). */
+  readonly staging?: StagingOptions;
   /** Shows a desktop notification when a watched training job ends (Electron's Notification); without it the page shows its own (browser mode). */
   readonly notify?: TrainingNotify;
   /** Shows the count of running training jobs on the app's icon (Electron's badge count). */
@@ -109,6 +111,7 @@ export class Backend {
       retryMaxMs: options.timing?.uploadRetryMaxMs,
       chunkBytes: options.timing?.uploadChunkBytes,
       acceptPaths: options.acceptUploadPaths ?? true,
+      staging: options.staging,
     });
     const localService = new LocalServiceSupervisor({
       entry: options.serviceEntry,

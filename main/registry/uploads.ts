@@ -14,10 +14,15 @@
  *
  * Browser mode has no paths to give: the page sends a file once to the backend's loopback endpoint
  * (main/web/server.ts), which stages it here; from there it is uploaded like any file on disk.
+ * Staging shares its disk with the caches and the local service, and whoever holds the page's
+ * session can send files as fast as the disk takes them, so it is bounded (docs/ARCHITECTURE.md,
+ * "Staging limits"): the staged bytes in all (StagingOptions.maxBytes), the disk's free space left
+ * (reserveBytes), the number of files; and a staged file no upload names within the hour is deleted
+ * by a sweep that runs while the app does.
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, stat, statfs } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -49,8 +54,36 @@ const PROGRESS_MS = 250;
 const SPEED_WINDOW_MS = 3_000;
 /** Attempts in a row that moved nothing before an upload is marked failed (the service stays up but refuses). */
 const MAX_FRUITLESS_ATTEMPTS = 6;
-/** A staged file (browser mode) nothing refers to is deleted after this long. */
-const STAGED_TTL_MS = 24 * 3600_000;
+/** How often, and how many times in one attempt, to ask again while the service completes a file (hashing up to 512 MiB). */
+const COMPLETING_POLL_MS = 500;
+const COMPLETING_ASKS = 60;
+const GiB = 1024 * 1024 * 1024;
+/**
+ * Staged bytes in all, unless configured: eight files of the largest size the registry takes, so a
+ * release for every platform fits with room to spare while the queue sends the first ones, yet
+ * a page cannot take more than a bounded part of the disk whatever it sends.
+ */
+export const DEFAULT_STAGING_MAX_BYTES = 4 * GiB;
+/**
+ * Free space staging leaves on its disk, unless configured: the caches, the local service's
+ * database and the logs live on the same disk (`<userData>`), and what writes them answers "disk
+ * full" where staging would only have been refused.
+ */
+export const DEFAULT_STAGING_RESERVE_BYTES = GiB;
+/** Staged files at once: far more than a person drops, and a bound on inodes whatever their sizes. */
+const MAX_STAGED_FILES = 1000;
+/**
+ * A staged file no upload names within this long is deleted. The page names its files when the
+ * person presses Upload, minutes after dropping them; a page that went away never will.
+ */
+const STAGED_UNCLAIMED_MS = 3600_000;
+/** How often the sweep looks for such files. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+/** Files a sweep deletes at most; the rest wait for the next one (one run stays short however many there are). */
+const SWEEP_BATCH = 200;
+/** While a file arrives, the disk's free space is looked at again after every this many bytes (others write to it too). */
+const STATFS_EVERY_BYTES = 16 * 1024 * 1024;
+const STAGED_ID = /^[A-Za-z0-9_-]{16,64}$/;
 const QUEUE_FILE = 'uploads.json';
 const ERROR_REASON_KEY = 'fleet-error-reason';
 
@@ -69,6 +102,50 @@ export interface UploadsOptions {
   readonly chunkBytes?: number;
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
+  /** Bounds on what browser mode stages (the defaults, or the FLEET_DESK_STAGING_* variables, unless given). */
+  readonly staging?: StagingOptions;
+}
+
+/** Browser mode's staging bounds; defaults suit people, tests shorten them. */
+export interface StagingOptions {
+  /** Staged bytes in all: files kept and files arriving. Else `FLEET_DESK_STAGING_MAX_BYTES`, else DEFAULT_STAGING_MAX_BYTES. */
+  readonly maxBytes?: number;
+  /** Free space staging never takes on its disk. Else `FLEET_DESK_STAGING_RESERVE_BYTES`, else DEFAULT_STAGING_RESERVE_BYTES. */
+  readonly reserveBytes?: number;
+  /** A staged file no upload names within this long is deleted by the sweep (default an hour). */
+  readonly unclaimedMs?: number;
+  /** How often the sweep runs (default 5 minutes). */
+  readonly sweepEveryMs?: number;
+  /** The clock staged files' ages are measured with (default Date.now). */
+  readonly now?: () => number;
+}
+
+/** Why a file was not staged; main/web/server.ts answers each with its own HTTP status. */
+export type StagingRefusal = 'too-large' | 'incomplete' | 'no-room' | 'disk-full';
+
+/** A file the page sent was not kept: the message says what happened and what to do, for the page to show. */
+export class StagingError extends AppError {
+  constructor(
+    readonly refusal: StagingRefusal,
+    message: string,
+  ) {
+    super(refusal === 'disk-full' ? 'internal' : refusal === 'no-room' ? 'conflict' : 'invalid', message);
+  }
+}
+
+/** A staged file on disk (its bytes at `path`, what the page called it in `path.json`). */
+interface StagedFile {
+  readonly path: string;
+  readonly fileName: string;
+  readonly bytes: number;
+  /** When it was staged, on the StagingOptions.now clock. */
+  readonly stagedAtMs: number;
+}
+
+/** A file being staged: what its request announced and what has arrived so far. */
+interface Arrival {
+  readonly declared: number;
+  written: number;
 }
 
 interface Entry {
@@ -133,6 +210,8 @@ export interface UploadStats {
   /** Bytes the streams passed on to the HTTP/2 transport (their write callbacks), in all. */
   bytesSent: number;
   attempts: number;
+  /** Runs of the staged-file sweep. */
+  sweeps: number;
 }
 
 export class RegistryUploads {
@@ -140,7 +219,20 @@ export class RegistryUploads {
   readonly #events: EventBus;
   readonly #options: UploadsOptions;
   readonly #chunk: number;
-  readonly #staged = new Map<string, { path: string; fileName: string }>();
+  /** Every staged file on disk (this run's and those earlier runs left), by staged id. */
+  readonly #staged = new Map<string, StagedFile>();
+  /** Bytes of the files in #staged. */
+  #stagedBytes = 0;
+  readonly #arriving = new Set<Arrival>();
+  /** Staged ids `add` is queuing (between naming and the entry): the sweep leaves them be. */
+  readonly #naming = new Map<string, number>();
+  readonly #maxBytes: number;
+  readonly #reserveBytes: number;
+  readonly #unclaimedMs: number;
+  readonly #now: () => number;
+  #sweepTimer: NodeJS.Timeout | null = null;
+  /** Conditions logged already (a full disk, the bound reached): one line each until a file is staged again, not one per request. */
+  readonly #logged = new Set<string>();
   /** SHA-256 of files `inspect` read, by path, valid while the file's fingerprint is the same. */
   readonly #digests = new Map<string, { fingerprint: Fingerprint; sha256: string }>();
   #profileId: string | null = null;
@@ -153,15 +245,23 @@ export class RegistryUploads {
   #closed = false;
   #lastStatus: ConnectionState['status'] | null = null;
   readonly #unsubscribe: () => void;
-  readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0 };
+  readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0, sweeps: 0 };
 
   constructor(connection: Connection, events: EventBus, options: UploadsOptions) {
     this.#connection = connection;
     this.#events = events;
     this.#options = options;
     this.#chunk = options.chunkBytes ?? UPLOAD_CHUNK_BYTES;
+    const staging = options.staging ?? {};
+    this.#maxBytes = staging.maxBytes ?? sizeFromEnv('FLEET_DESK_STAGING_MAX_BYTES', DEFAULT_STAGING_MAX_BYTES, options.log);
+    this.#reserveBytes = staging.reserveBytes ?? sizeFromEnv('FLEET_DESK_STAGING_RESERVE_BYTES', DEFAULT_STAGING_RESERVE_BYTES, options.log);
+    this.#unclaimedMs = staging.unclaimedMs ?? STAGED_UNCLAIMED_MS;
+    this.#now = staging.now ?? Date.now;
     mkdirSync(options.stagingDir, { recursive: true, mode: 0o700 });
+    this.#indexStaged();
     this.#sweepStaged();
+    this.#sweepTimer = setInterval(() => this.#sweepStaged(), staging.sweepEveryMs ?? SWEEP_EVERY_MS);
+    this.#sweepTimer.unref();
     this.#unsubscribe = events.subscribe((event, payload) => {
       if (event === 'connection.changed') this.#onConnection(payload as ConnectionState);
     });
@@ -180,9 +280,9 @@ export class RegistryUploads {
       if (!isAbsolute(source.path)) throw new AppError('invalid', `${source.path} is not an absolute path.`);
       return { path: source.path, fileName: basename(source.path) };
     }
-    const staged = this.#staged.get(source.stagedId) ?? this.#stagedOnDisk(source.stagedId);
+    const staged = this.#staged.get(source.stagedId);
     if (!staged) throw new AppError('not-found', 'That file is no longer staged for upload: drop it on the page again.');
-    return staged;
+    return { path: staged.path, fileName: staged.fileName };
   }
 
   /** Look into files before they are queued (inspect.ts), keeping each good file's SHA-256 for its upload. */
@@ -206,6 +306,21 @@ export class RegistryUploads {
     const profileId = this.#profileId ?? this.#connection.current()?.profileId ?? null;
     if (!profileId) throw new AppError('not-found', 'No profile is active.');
     this.#ensureProfile(profileId);
+    const stagedId = 'stagedId' in request.source ? request.source.stagedId : null;
+    // Named now: a sweep while the file is checked must not take it (only the queued entry refers to it after).
+    if (stagedId !== null) this.#naming.set(stagedId, (this.#naming.get(stagedId) ?? 0) + 1);
+    try {
+      return await this.#add(request, stagedId);
+    } finally {
+      if (stagedId !== null) {
+        const left = (this.#naming.get(stagedId) ?? 1) - 1;
+        if (left > 0) this.#naming.set(stagedId, left);
+        else this.#naming.delete(stagedId);
+      }
+    }
+  }
+
+  async #add(request: { moduleId: string; version: string; platform: string; source: UploadSource }, stagedId: string | null): Promise<Upload> {
     const { path, fileName } = this.resolveSource(request.source);
     // registry.inspect looked into the archive already; here only what may have changed since.
     const candidate = await quickCheck(path, fileName);
@@ -221,7 +336,7 @@ export class RegistryUploads {
       platform: request.platform,
       fileName,
       path,
-      stagedId: 'stagedId' in request.source ? request.source.stagedId : null,
+      stagedId,
       sizeBytes: fingerprint.size,
       fingerprint,
       sha256: ((d) => (d && sameFile(d.fingerprint, fingerprint) ? d.sha256 : null))(this.#digests.get(path)),
@@ -279,52 +394,74 @@ export class RegistryUploads {
 
   /** Forget a staged file the page decided not to upload (one a queued upload uses stays until that upload is removed). */
   discardStaged(stagedId: string): null {
-    if (this.#entries.some((e) => e.stagedId === stagedId)) return null;
-    const staged = this.#staged.get(stagedId) ?? this.#stagedOnDisk(stagedId);
-    if (!staged) return null;
-    this.#staged.delete(stagedId);
-    rmSync(staged.path, { force: true });
-    rmSync(`${staged.path}.json`, { force: true });
+    if (this.#entries.some((e) => e.stagedId === stagedId) || this.#naming.has(stagedId)) return null;
+    this.#forgetStaged(stagedId);
     return null;
   }
 
   /**
    * Browser mode: keep a file the page sent (its request body) for uploading. Answers its staged id.
-   * The body is written aside and renamed into place only once whole, and never more than the
-   * service's bound: a larger one is cut off with a clear error.
+   * The body is written aside and renamed into place only once whole. Refused with a StagingError,
+   * before a byte is read when `expectedBytes` says so already, else as soon as it crosses the line
+   * (the partial file deleted): a file over the service's bound, a body longer or shorter than
+   * announced, staged bytes in all over StagingOptions.maxBytes, the disk's free space under
+   * reserveBytes, a full disk.
    */
   async stage(fileName: string, body: Readable, expectedBytes?: number): Promise<{ stagedId: string; fileName: string }> {
-    const stagedId = randomBytes(18).toString('base64url');
     const safeName = basename(fileName).replace(/[^\w.+-]+/g, '_').slice(0, 200) || 'module.tar.gz';
+    const tooLarge = () => new StagingError('too-large', `${safeName} is over ${MAX_MODULE_FILE_BYTES / 1024 / 1024} MiB, the largest file the registry takes.`);
+    if (expectedBytes !== undefined && expectedBytes > MAX_MODULE_FILE_BYTES) throw tooLarge();
+    // Checked and reserved before the first await: requests arriving together each see the others' share.
+    this.#refuseUnlessRoom(safeName, expectedBytes ?? 0);
+    const arrival: Arrival = { declared: expectedBytes ?? 0, written: 0 };
+    this.#arriving.add(arrival);
+    const stagedId = randomBytes(18).toString('base64url');
     const path = join(this.#options.stagingDir, stagedId);
     const part = `${path}.part`;
-    let size = 0;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generator below is no arrow function
+    const uploads = this;
     try {
+      await this.#refuseUnlessDiskRoom(safeName, expectedBytes ?? 0);
+      let diskCheckedAt = 0;
       await pipeline(
         body,
         async function* (source: AsyncIterable<Buffer>) {
           for await (const chunk of source) {
-            size += chunk.length;
-            if (size > MAX_MODULE_FILE_BYTES) throw new AppError('invalid', `${safeName} is over ${MAX_MODULE_FILE_BYTES / 1024 / 1024} MiB, the largest file the registry takes.`);
+            arrival.written += chunk.length;
+            if (arrival.written > MAX_MODULE_FILE_BYTES) throw tooLarge();
+            if (expectedBytes !== undefined && arrival.written > expectedBytes) throw new StagingError('incomplete', `${safeName} is longer than the ${expectedBytes} bytes it was announced with: add it again.`);
+            // Only a body of unknown length can get here: an announced one was reserved whole.
+            if (uploads.#heldBytes() > uploads.#maxBytes) throw uploads.#overBound(safeName, null, arrival);
+            if (arrival.written - diskCheckedAt >= STATFS_EVERY_BYTES) {
+              diskCheckedAt = arrival.written;
+              await uploads.#refuseUnlessDiskRoom(safeName, expectedBytes ?? 0);
+            }
             yield chunk;
           }
         },
         createWriteStream(part, { mode: 0o600 }),
       );
-      if (expectedBytes !== undefined && size !== expectedBytes) throw new AppError('invalid', `${safeName} arrived incomplete (${size} of ${expectedBytes} bytes): add it again.`);
+      if (expectedBytes !== undefined && arrival.written !== expectedBytes) throw new StagingError('incomplete', `${safeName} arrived incomplete (${arrival.written} of ${expectedBytes} bytes): add it again.`);
       writeFileSync(`${path}.json`, JSON.stringify({ fileName: safeName }), { mode: 0o600 });
       renameSync(part, path);
     } catch (e) {
       rmSync(part, { force: true });
-      throw e;
+      rmSync(`${path}.json`, { force: true });
+      throw this.#stagingFailure(e, safeName);
+    } finally {
+      this.#arriving.delete(arrival);
     }
-    this.#staged.set(stagedId, { path, fileName: safeName });
+    this.#staged.set(stagedId, { path, fileName: safeName, bytes: arrival.written, stagedAtMs: this.#now() });
+    this.#stagedBytes += arrival.written;
+    // Room again: the next time it runs out is logged again.
+    this.#logged.clear();
     return { stagedId, fileName: safeName };
   }
 
   close(): void {
     this.#closed = true;
     this.#unsubscribe();
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     if (this.#emitTimer) clearTimeout(this.#emitTimer);
     if (this.#attempt) {
@@ -412,8 +549,10 @@ export class RegistryUploads {
       const temp = `${file}.${process.pid}.tmp`;
       writeFileSync(temp, JSON.stringify(this.#entries), { mode: 0o600 });
       renameSync(temp, file);
+      this.#logged.delete('save');
     } catch (e) {
-      this.#options.log(`registry: the upload queue could not be saved (${e instanceof Error ? e.message : String(e)})`);
+      // Saved again at every change: a full disk is said once, not once per progress step.
+      this.#logOnce('save', `registry: the upload queue could not be saved (${e instanceof Error ? e.message : String(e)})`);
     }
   }
 
@@ -455,8 +594,15 @@ export class RegistryUploads {
     const size = now.size;
     const info = { moduleId: entry.moduleId, version: entry.version, platform: entry.platform };
 
-    const held = await client.call('check the upload', client.app.getModuleFileUpload, { moduleFileInfo: info });
+    let held = await client.call('check the upload', client.app.getModuleFileUpload, { moduleFileInfo: info });
+    // The service has every byte (this upload's, sent before a break) and is recording the file: its answer comes in moments.
+    for (let asked = 1; held.completing && asked < COMPLETING_ASKS && !attempt.cancelled; asked++) {
+      await new Promise((resolve) => setTimeout(resolve, COMPLETING_POLL_MS));
+      if (attempt.cancelled) return;
+      held = await client.call('check the upload', client.app.getModuleFileUpload, { moduleFileInfo: info });
+    }
     if (attempt.cancelled) return;
+    if (held.completing) return this.#wait(attempt, new AppError('offline', 'The service is still checking the file it received; Fleet Desk asks again shortly.'));
     attempt.progressed = held.committedBytes > entry.heldSeen;
     entry.heldSeen = held.committedBytes;
     if (held.complete) {
@@ -613,7 +759,7 @@ export class RegistryUploads {
         e.code === status.UNKNOWN ||
         e.code === status.CANCELLED ||
         e.code === status.RESOURCE_EXHAUSTED ||
-        (e.code === status.ABORTED && reason === 'UPLOAD_IN_PROGRESS') ||
+        (e.code === status.ABORTED && (reason === 'UPLOAD_IN_PROGRESS' || reason === 'UPLOAD_IDLE')) ||
         (e.code === status.FAILED_PRECONDITION && reason === 'UPLOAD_OFFSET_MISMATCH');
       const error =
         e.code === status.CANCELLED
@@ -721,56 +867,186 @@ export class RegistryUploads {
 
   // --- staged files (browser mode) ---
 
-  #stagedOnDisk(stagedId: string): { path: string; fileName: string } | null {
-    if (!/^[A-Za-z0-9_-]{16,64}$/.test(stagedId)) return null;
-    const path = join(this.#options.stagingDir, stagedId);
+  /** Staged bytes in all: files kept, and files arriving at what they announced (or what came so far), `except` one of them. */
+  #heldBytes(except?: Arrival): number {
+    let held = this.#stagedBytes;
+    for (const a of this.#arriving) if (a !== except) held += Math.max(a.declared, a.written);
+    return held;
+  }
+
+  /** Refuses a file of `size` bytes (0: not announced) that the staging bounds have no room for. */
+  #refuseUnlessRoom(name: string, size: number): void {
+    if (this.#staged.size + this.#arriving.size >= MAX_STAGED_FILES) {
+      this.#logOnce('files', `registry: staging refused files: ${MAX_STAGED_FILES} are staged already`);
+      throw new StagingError('no-room', `${MAX_STAGED_FILES} files are waiting to be uploaded already, so ${name} was not taken. Upload or remove files in the upload queue, or discard files you added and did not upload, then add it again.`);
+    }
+    if (this.#heldBytes() + size > this.#maxBytes) throw this.#overBound(name, size, null);
+  }
+
+  #overBound(name: string, size: number | null, own: Arrival | null): StagingError {
+    const held = this.#heldBytes(own ?? undefined);
+    const sized = size ? `${name} (${sizeText(size)})` : name;
+    this.#logOnce('bound', `registry: staging refused files: ${sizeText(held)} staged of the ${sizeText(this.#maxBytes)} allowed (FLEET_DESK_STAGING_MAX_BYTES)`);
+    if (size !== null && size > this.#maxBytes) {
+      return new StagingError('no-room', `${sized} is larger than the ${sizeText(this.#maxBytes)} this app keeps for files waiting to be uploaded (FLEET_DESK_STAGING_MAX_BYTES where it was started raises it), so it was not taken.`);
+    }
+    return new StagingError('no-room', `Files waiting to be uploaded take ${sizeText(held)} of the ${sizeText(this.#maxBytes)} this app keeps for them, so ${sized} ${size === null ? 'was cut off when it went over' : 'was not taken'}. Upload or remove files in the upload queue, or discard files you added and did not upload, then add it again.`);
+  }
+
+  /** Refuses when what is still to arrive (this file's rest and the others') would leave the disk less free than the reserve. */
+  async #refuseUnlessDiskRoom(name: string, size: number): Promise<void> {
+    let free: number;
     try {
-      const { fileName } = JSON.parse(readFileSync(`${path}.json`, 'utf8')) as { fileName: string };
-      if (!existsSync(path)) return null;
-      const staged = { path, fileName };
-      this.#staged.set(stagedId, staged);
-      return staged;
+      const fs = await statfs(this.#options.stagingDir);
+      free = fs.bavail * fs.bsize;
     } catch {
-      return null;
+      // Not known here: the write itself says when the disk is full.
+      return;
+    }
+    let coming = 0;
+    for (const a of this.#arriving) coming += Math.max(0, a.declared - a.written);
+    if (free - coming >= this.#reserveBytes) return;
+    const dir = this.#options.stagingDir;
+    this.#logOnce('reserve', `registry: staging refused files: the disk holding ${dir} has ${sizeText(free)} free, and staging leaves ${sizeText(this.#reserveBytes)} of it (FLEET_DESK_STAGING_RESERVE_BYTES)`);
+    throw new StagingError(
+      'no-room',
+      `The disk holding this app's data (${dir}) has ${sizeText(free)} free; keeping ${size ? `${name} (${sizeText(size)})` : name} would leave less than the ${sizeText(this.#reserveBytes)} the app keeps free there for its caches and the local service. Free space on that disk (delete files you no longer need, or remove files from the upload queue), then add it again.`,
+    );
+  }
+
+  /** What a failed staging answers: a full disk as a StagingError saying what to free (logged once); anything else as it was. */
+  #stagingFailure(e: unknown, name: string): unknown {
+    const code = (e as NodeJS.ErrnoException | null)?.code;
+    if (code !== 'ENOSPC' && code !== 'EDQUOT') return e;
+    const dir = this.#options.stagingDir;
+    const full = code === 'EDQUOT' ? `Your disk quota on the disk holding this app's data (${dir}) is used up` : `The disk holding this app's data (${dir}) is full`;
+    this.#logOnce('disk-full', `registry: staging failed: ${code === 'EDQUOT' ? 'the disk quota is used up on' : 'the disk is full at'} ${dir} (${code}); files the page sends are refused until space is freed`);
+    return new StagingError('disk-full', `${full}, so ${name} could not be kept for upload; what had arrived of it was deleted. Free space on that disk (delete files you no longer need, or remove files from the upload queue), then add it again.`);
+  }
+
+  #logOnce(condition: string, line: string): void {
+    if (this.#logged.has(condition)) return;
+    this.#logged.add(condition);
+    this.#options.log(line);
+  }
+
+  /**
+   * The staged files on disk at start. A `.part` is a file a run stopped receiving (none arrives
+   * yet); a `.json` alone lost its file. A file whose `.json` is unreadable stays (a queued upload
+   * knows its name), under a placeholder name.
+   */
+  #indexStaged(): void {
+    const dir = this.#options.stagingDir;
+    try {
+      const names = new Set(readdirSync(dir));
+      const wallNow = Date.now();
+      const now = this.#now();
+      for (const name of names) {
+        const [id = '', suffix = ''] = name.split(/(?=\.(?:json|part)$)/);
+        if (!STAGED_ID.test(id)) continue;
+        const path = join(dir, id);
+        if (suffix === '.part' || (suffix === '.json' && !names.has(id))) {
+          rmSync(join(dir, name), { force: true });
+          continue;
+        }
+        if (suffix !== '') continue;
+        let fileName = 'module.tar.gz';
+        try {
+          fileName = (JSON.parse(readFileSync(`${path}.json`, 'utf8')) as { fileName: string }).fileName;
+        } catch {
+          // Kept under the placeholder (see above).
+        }
+        const stats = statSync(path, { throwIfNoEntry: false });
+        if (!stats?.isFile()) continue;
+        // Its age on this run's clock: staged when it was last written.
+        this.#staged.set(id, { path, fileName, bytes: stats.size, stagedAtMs: now - Math.max(0, wallNow - stats.mtimeMs) });
+        this.#stagedBytes += stats.size;
+      }
+    } catch (e) {
+      this.#options.log(`registry: reading the staged uploads failed (${e instanceof Error ? e.message : String(e)})`);
     }
   }
 
-  #dropStaged(entry: Entry): void {
-    if (!entry.stagedId) return;
-    const staged = this.#staged.get(entry.stagedId);
-    this.#staged.delete(entry.stagedId);
-    const path = staged?.path ?? join(this.#options.stagingDir, entry.stagedId);
+  /** Delete a staged file and its name (the bytes it held are free for staging again). */
+  #forgetStaged(stagedId: string): void {
+    const staged = this.#staged.get(stagedId);
+    this.#staged.delete(stagedId);
+    if (staged) this.#stagedBytes -= staged.bytes;
+    const path = staged?.path ?? join(this.#options.stagingDir, stagedId);
     rmSync(path, { force: true });
     rmSync(`${path}.json`, { force: true });
   }
 
+  #dropStaged(entry: Entry): void {
+    if (entry.stagedId) this.#forgetStaged(entry.stagedId);
+  }
+
   /**
-   * Staged files older than a day that no profile's queue refers to are left over (a file inspected
-   * but never queued, a run that ended first). One a queued upload still needs stays, however old.
+   * Staged files no upload named within StagingOptions.unclaimedMs are left over (inspected but never
+   * queued, a page closed or reloaded, a run that ended first): deleted, SWEEP_BATCH at most a run.
+   * One any profile's queue still refers to stays, however old: every profile's uploads.json is read,
+   * not only the active one's, so a file queued in a profile the user switched away from is kept.
    */
   #sweepStaged(): void {
+    this.stats.sweeps += 1;
     try {
+      const now = this.#now();
+      const old = [...this.#staged].filter(([id, f]) => now - f.stagedAtMs >= this.#unclaimedMs && !this.#naming.has(id));
+      if (old.length === 0) return;
       const referenced = new Set<string>();
+      for (const e of this.#entries) if (e.stagedId) referenced.add(e.stagedId);
       const profilesRoot = dirname(this.#options.profileDir('_'));
       for (const id of existsSync(profilesRoot) ? readdirSync(profilesRoot) : []) {
         const file = join(profilesRoot, id, QUEUE_FILE);
         if (!existsSync(file)) continue;
+        // A queue that cannot be read (not one that cannot be parsed) stops the sweep: it may refer to any of them.
+        const text = readFileSync(file, 'utf8');
         try {
-          for (const e of JSON.parse(readFileSync(file, 'utf8')) as { stagedId?: string | null }[]) if (e.stagedId) referenced.add(e.stagedId);
+          for (const e of JSON.parse(text) as { stagedId?: string | null }[]) if (e.stagedId) referenced.add(e.stagedId);
         } catch {
-          // An unreadable queue is started afresh when its profile opens (#load); nothing of it is kept here.
+          // An unparseable queue is started afresh when its profile opens (#load); nothing of it is kept here.
         }
       }
-      const now = Date.now();
-      for (const name of readdirSync(this.#options.stagingDir)) {
-        if (referenced.has(name.replace(/\.(json|part)$/, ''))) continue;
-        const path = join(this.#options.stagingDir, name);
-        if (now - statSync(path).mtimeMs > STAGED_TTL_MS) rmSync(path, { force: true });
+      let deleted = 0;
+      for (const [id] of old) {
+        if (referenced.has(id)) continue;
+        this.#forgetStaged(id);
+        if (++deleted >= SWEEP_BATCH) break;
       }
     } catch (e) {
       this.#options.log(`registry: sweeping staged uploads failed (${e instanceof Error ? e.message : String(e)})`);
     }
   }
+}
+
+/** A size from the environment (`4294967296`, `4G`, `512MiB`; K, M, G, T are powers of 1024), else `fallback`. */
+function sizeFromEnv(name: string, fallback: number, log: (message: string) => void): number {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  const size = parseSize(text);
+  if (size !== null) return size;
+  log(`registry: ${name}=${JSON.stringify(text)} is no size (bytes, or a number with K, M, G or T); using ${sizeText(fallback)}`);
+  return fallback;
+}
+
+/** Bytes in `text`: a whole number, or a number with K, M, G or T (powers of 1024, optionally followed by "iB" or "B"); null when it is none. */
+export function parseSize(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(text);
+  if (!match) return null;
+  const size = Math.floor(Number(match[1]) * 1024 ** ['', 'k', 'm', 'g', 't'].indexOf((match[2] ?? '').toLowerCase()));
+  return Number.isSafeInteger(size) ? size : null;
+}
+
+/** "4 GiB", "1.3 GiB", "600 MiB": sizes in messages people read. */
+function sizeText(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${Number.isInteger(value) || value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
 }
 
 function isEnded(state: UploadState): boolean {

@@ -18,19 +18,24 @@
  * moment the server sees it, a request target that is no URL gets 400, a WebSocket protocol error
  * closes that socket alone, and a frame that is not an invoke object is dropped. What outsiders can
  * cause at will (refused upgrades) is logged at a bounded rate.
+ *
+ * Nor may a client hold the server's resources for long: headers must arrive within seconds
+ * (slowloris), an upload body that stops arriving is cut off, and few uploads are taken at once
+ * (WebServerLimits; the staged bytes themselves are bounded by RegistryUploads.stage).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex, Readable } from 'node:stream';
+import { Transform, type Duplex, type Readable } from 'node:stream';
 import sirv from 'sirv';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
 import { MAX_MODULE_FILE_BYTES } from '../../common/registry';
 import type { EventBus } from '../backend/events';
 import type { Downloads } from '../fs/downloads';
+import { StagingError, type StagingRefusal } from '../registry/uploads';
 import { createRouter, type Handlers } from '../backend/router';
 import { CONTENT_SECURITY_POLICY } from '../security/csp';
 import { createRateLimitedLog } from './rate-limited-log';
@@ -54,7 +59,39 @@ export interface WebServerOptions {
    * (RegistryUploads.stage) and answers its staged id, which `registry.upload` then names.
    */
   readonly stageUpload?: (fileName: string, body: Readable, sizeBytes: number) => Promise<{ stagedId: string; fileName: string }>;
+  /** Bounds on what one client may hold; defaults suit people, tests shorten them. */
+  readonly limits?: WebServerLimits;
 }
+
+/** What a client may hold of the server (docs/ARCHITECTURE.md, "Staging limits"). */
+export interface WebServerLimits {
+  /** Uploads received at once; one more is answered 429 with Retry-After (default STAGING_CONCURRENCY). */
+  readonly stagingConcurrency?: number;
+  /** An upload body that brings no byte for this long is cut off: 408, and what arrived is deleted (default STAGING_IDLE_MS). */
+  readonly stagingIdleMs?: number;
+  /** A request's headers must be in within this long, else 408 and the connection is closed (default HEADERS_TIMEOUT_MS). */
+  readonly headersTimeoutMs?: number;
+}
+
+/** Uploads received at once. The page sends two at a time (renderer registry state), so two pages fit. */
+export const STAGING_CONCURRENCY = 4;
+/** No byte of an upload body for this long: the sender stopped (a loopback page sends as fast as it reads the file). */
+export const STAGING_IDLE_MS = 30_000;
+/** A whole upload body may take this long plus a second per STAGING_MIN_BYTES_PER_S (a slow drip that dodges the idle bound still ends). */
+const STAGING_BASE_MS = 60_000;
+const STAGING_MIN_BYTES_PER_S = 512 * 1024;
+/** What a refused upload is told to wait before trying again (429). */
+const STAGING_RETRY_AFTER_S = 2;
+/** A browser sends a request's headers at once; Node's 60 s let a slowloris client hold a socket a minute per request. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * Node's bound on a whole request, body included: above the longest upload STAGING_BASE_MS and
+ * STAGING_MIN_BYTES_PER_S allow (the largest file at the slowest rate), so that bound, with its
+ * clear answer, is the one that applies.
+ */
+const REQUEST_TIMEOUT_MS = STAGING_BASE_MS + (MAX_MODULE_FILE_BYTES / STAGING_MIN_BYTES_PER_S) * 1000 + 60_000;
+/** The HTTP status for each reason RegistryUploads.stage refuses a file. */
+const REFUSAL_STATUS: Record<StagingRefusal, number> = { 'too-large': 413, incomplete: 400, 'no-room': 507, 'disk-full': 507 };
 
 export interface WebServer {
   /** The URL to open once, launch token included. */
@@ -133,6 +170,66 @@ function isAssetPath(pathname: string): boolean {
   return !decoded.split(/[/\\]/).some((segment) => segment === '..' || segment === '.') && !decoded.includes('\0');
 }
 
+/** "30 s", "300 ms". */
+const duration = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+
+/** An upload body that stopped arriving (idle) or arrived too slowly in all; the message is for the page. */
+class BodyTimeout extends Error {}
+
+/**
+ * The request's body as the stager reads it, cut off with a BodyTimeout when no byte arrives for
+ * `idleMs` while the stager waits for one, or when the whole takes longer than `totalMs`. A client
+ * that goes away ends it with an error too (the stager then deletes what arrived).
+ */
+function watchedBody(req: IncomingMessage, name: string, idleMs: number, totalMs: number): { body: Readable; stop: () => void } {
+  let idle: NodeJS.Timeout | null = null;
+  let total: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    if (idle) clearTimeout(idle);
+    if (total) clearTimeout(total);
+    idle = total = null;
+  };
+  // Once the stager is done (it may never have read: a refusal before the first byte), the socket's end is no news.
+  const cut = (error: Error) => {
+    if (stopped) return;
+    stop();
+    req.unpipe(body);
+    body.destroy(error);
+  };
+  const armIdle = () => {
+    if (stopped) return;
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => {
+      // Bytes waiting on this side: the disk is the slow one, not the sender.
+      if (req.readableLength + body.writableLength + body.readableLength > 0) return armIdle();
+      cut(new BodyTimeout(`No byte of ${name} arrived for ${duration(idleMs)}, so the upload was stopped and what had arrived was deleted. Add the file again.`));
+    }, idleMs);
+  };
+  const body = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      armIdle();
+      callback(null, chunk);
+    },
+    flush(callback) {
+      stop();
+      callback();
+    },
+  });
+  // The stager reads the error from its pipeline; this listener only keeps one it no longer awaits from ending the process.
+  body.on('error', () => undefined);
+  armIdle();
+  total = setTimeout(() => cut(new BodyTimeout(`${name} arrived too slowly (it took over ${duration(totalMs)}), so the upload was stopped and what had arrived was deleted. Add the file again.`)), totalMs);
+  // A request has no error listener of its own: a client resetting mid-body would otherwise end the process.
+  req.on('error', (error) => cut(error));
+  req.on('close', () => {
+    if (!req.complete) cut(new Error(`The connection closed before all of ${name} arrived.`));
+  });
+  req.pipe(body);
+  return { body, stop };
+}
+
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const log = options.log ?? ((m: string) => console.error(m));
   const token = options.token ?? randomBytes(32).toString('base64url');
@@ -158,6 +255,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const refusedUpgrade = createRateLimitedLog(log, { prefix: 'web: refused a bridge connection' });
   const droppedSocket = createRateLimitedLog(log, { prefix: 'web: a client socket failed' });
+  // The page is told why; the log only needs to show that it happens (RegistryUploads logs a full disk once itself).
+  const unstaged = createRateLimitedLog(log, { prefix: 'web: an upload was not staged' });
+  const stagingConcurrency = options.limits?.stagingConcurrency ?? STAGING_CONCURRENCY;
+  const stagingIdleMs = options.limits?.stagingIdleMs ?? STAGING_IDLE_MS;
+  const headersTimeoutMs = options.limits?.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  /** Uploads being received now. */
+  let staging = 0;
 
   const plain = (res: ServerResponse, code: number, text: string): void => {
     res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).end(`${text}\n`);
@@ -237,19 +341,37 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return;
     }
     const name = (url.searchParams.get('name') ?? '').slice(0, 300) || 'module.tar.gz';
-    stage(name, req, length).then(
-      (staged) => json(200, staged),
-      (e: unknown) => {
-        const message = e instanceof Error ? e.message : String(e);
-        log(`web: staging an upload failed: ${message}`);
-        // What the page sent is at fault (cut short, too large): 400; this machine (a full disk): 500, said plainly.
-        const ours = typeof (e as NodeJS.ErrnoException).code === 'string';
-        if (!res.headersSent) json(ours ? 500 : 400, { error: ours ? `The file could not be kept for upload on this machine (${(e as NodeJS.ErrnoException).code === 'ENOSPC' ? 'the disk is full' : message}).` : message });
-      },
-    );
+    if (staging >= stagingConcurrency) {
+      unstaged('too many at once');
+      res.setHeader('Retry-After', String(STAGING_RETRY_AFTER_S));
+      json(429, { error: `${stagingConcurrency} files are being handed to the app already, so ${name} was not taken. Add it again once they are through.` });
+      return;
+    }
+    staging += 1;
+    const watched = watchedBody(req, name, stagingIdleMs, STAGING_BASE_MS + (length / STAGING_MIN_BYTES_PER_S) * 1000);
+    stage(name, watched.body, length)
+      .then(
+        (staged) => json(200, staged),
+        (e: unknown) => {
+          const message = e instanceof Error ? e.message : String(e);
+          // What the page sent (too large, cut short, too slow) or this machine's room: said with its status, for the page to show.
+          if (e instanceof StagingError) unstaged(e.refusal);
+          else if (e instanceof BodyTimeout) unstaged('too slow');
+          else unstaged((e as NodeJS.ErrnoException).code ?? 'failed');
+          if (res.headersSent || res.destroyed) return;
+          if (e instanceof StagingError) json(REFUSAL_STATUS[e.refusal], { error: message });
+          else if (e instanceof BodyTimeout) json(408, { error: message });
+          else if (typeof (e as NodeJS.ErrnoException).code === 'string' && !req.destroyed) json(500, { error: `${name} could not be kept for upload on this machine (${message}).` });
+          else json(400, { error: message });
+        },
+      )
+      .finally(() => {
+        staging -= 1;
+        watched.stop();
+      });
   };
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
     if (!hostAllowed(req)) {
       plain(res, 421, 'Fleet Desk answers only to 127.0.0.1 and localhost.');
@@ -285,11 +407,22 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return;
     }
     plain(res, 404, 'Not found');
-  });
-  // Node answers malformed HTTP with 400 itself; a socket that fails meanwhile is only noted.
+  };
+  const server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeoutMs + 1),
+      // How often Node looks for requests over those bounds: its default, 30 s, would let them run that much longer.
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeoutMs / 4)),
+    },
+    handle,
+  );
+  // Malformed HTTP is answered 400, a request over its time bound 408; a socket that fails meanwhile is only noted.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     droppedSocket(error.code ?? error.message);
-    if (socket.writable && error.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    // Headers or a request not in within its bound (headersTimeout, requestTimeout) is no malformed one: said as Node would.
+    const answer = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable && error.code !== 'ECONNRESET') socket.end(`HTTP/1.1 ${answer}\r\nConnection: close\r\n\r\n`);
     else socket.destroy();
   });
   server.on('error', (error) => log(`web: server error: ${error.message}`));
@@ -387,6 +520,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       unsubscribe();
       refusedUpgrade.flush();
       droppedSocket.flush();
+      unstaged.flush();
       for (const ws of sockets) ws.terminate();
       wss.close();
       server.closeAllConnections();

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +19,8 @@ import { repoRoot, tempDir } from '../helpers/backend';
 const TOKEN = 'hostile-test-token';
 /** How many times each attack is tried. */
 const TRIES = 30;
+/** The child's bounds, shortened so that a test sees them act (the defaults are seconds). */
+const LIMITS = { headersTimeoutMs: 1_000, stagingIdleMs: 500 };
 
 let dir: ReturnType<typeof tempDir>;
 let child: ChildProcess;
@@ -35,7 +37,7 @@ beforeAll(async () => {
   mkdirSync(join(rendererDir, 'assets'), { recursive: true });
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Fleet Desk</title>');
   writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log("app");');
-  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test', 'helpers', 'web-server-child.ts'), join(dir.path, 'user-data'), rendererDir, TOKEN], {
+  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test', 'helpers', 'web-server-child.ts'), join(dir.path, 'user-data'), rendererDir, TOKEN, JSON.stringify(LIMITS)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -212,6 +214,54 @@ describe('protocol errors on an admitted socket', () => {
     expect(lines.length - linesBefore).toBe(TRIES);
     expect(bystanderClosed).toBe(false);
     bystander.destroy();
+    await stillServing();
+  });
+});
+
+describe('clients that hold the server', () => {
+  /** Everything the server sends on `socket` until it closes it. */
+  const answerOf = (socket: Socket): Promise<string> => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return once(socket, 'close').then(() => Buffer.concat(chunks).toString('latin1'));
+  };
+
+  it(`requests whose headers trickle in (slowloris) are closed with 408 once the headers bound passes (${TRIES} at once, pages and upgrades)`, async () => {
+    const sockets = await Promise.all(Array.from({ length: TRIES }, () => openRaw()));
+    const answers = sockets.map(answerOf);
+    const drips = sockets.map((socket, i) => {
+      socket.write(i % 2 === 0 ? `GET / HTTP/1.1\r\nHost: ${host}\r\n` : `GET ${WS_PATH} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`);
+      // A header byte now and then: the socket is never idle, the headers are never done.
+      return setInterval(() => socket.writable && socket.write('X'), 200);
+    });
+    try {
+      for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      drips.forEach(clearInterval);
+    }
+    await stillServing();
+  });
+
+  it('uploads that stop sending are cut off with 408, uploads reset mid-body change nothing; no partial file stays', async () => {
+    const staging = join(dir.path, 'user-data', 'staging');
+    // Rounds of four: the server takes four uploads at once.
+    for (let round = 0; round < 5; round++) {
+      const sockets = await Promise.all(Array.from({ length: 4 }, () => openRaw()));
+      const answers = sockets.map(answerOf);
+      for (const socket of sockets) {
+        socket.write(`POST /uploads?name=held.tar.gz HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${origin}\r\nCookie: ${cookie}\r\nContent-Length: ${1024 * 1024}\r\n\r\n`);
+        socket.write(Buffer.alloc(64 * 1024, 3));
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      sockets[0]!.resetAndDestroy();
+      sockets[1]!.resetAndDestroy();
+      const [, , stopped, stalled] = await Promise.all(answers);
+      expect(stopped).toMatch(/^HTTP\/1\.1 408 /);
+      expect(stalled).toContain('No byte of held.tar.gz arrived for 500 ms');
+    }
+    const end = Date.now() + 5_000;
+    while (readdirSync(staging).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(readdirSync(staging)).toEqual([]);
     await stillServing();
   });
 });

@@ -3,14 +3,17 @@
  * backend: nothing a client sends may take the process down or reach outside the renderer folder.
  * Requests are written on raw TCP sockets where a client library would normalise them first.
  */
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
-import { startWebServer, type WebServer } from '../../main/web/server';
+import { StagingError } from '../../main/registry/uploads';
+import { startWebServer, type WebServer, type WebServerLimits } from '../../main/web/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
 const TOKEN = 'web-server-test-token';
@@ -97,6 +100,224 @@ describe('the upload staging endpoint (browser mode)', () => {
     const staged = (await response.json()) as { stagedId: string; fileName: string };
     expect(staged.fileName).toBe('passwd');
     expect(app.backend.uploads.resolveSource({ stagedId: staged.stagedId }).path.startsWith(join(dir.path, 'user-data', 'staging'))).toBe(true);
+  });
+});
+
+const MiB = 1024 * 1024;
+
+const until = async (check: () => boolean, what: string, timeoutMs = 10_000) => {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/** A server of its own over `backend`, with its session cookie, for tests that need other limits. */
+async function ownServer(backend: TestBackend, limits: WebServerLimits, log: (m: string) => void = () => undefined): Promise<{ server: WebServer; cookie: string; close: () => Promise<void> }> {
+  const own = await startWebServer({ handlers: backend.backend.handlers, events: backend.backend.events, rendererDir: join(dir.path, 'renderer'), token: 'own-token', log, limits, stageUpload: (name, body, size) => backend.backend.uploads.stage(name, body, size) });
+  const session = ((await fetch(own.url)).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return { server: own, cookie: session, close: () => own.close() };
+}
+
+/**
+ * An upload on a raw socket: the headers (announcing `length` bytes) and `first` bytes of the body,
+ * then whatever the test does. `answer` resolves with what the server sent once it closes.
+ */
+async function rawUpload(target: WebServer, session: string, length: number, first: number): Promise<{ socket: Socket; answer: Promise<{ status: number; text: string }> }> {
+  const socket = connect(Number(new URL(target.origin).port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.on('error', () => undefined);
+  // A server that never answers fails the test here, not at its timeout (which would skip the unmounting).
+  socket.setTimeout(10_000, () => socket.destroy());
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const answer = once(socket, 'close').then(() => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text };
+  });
+  socket.write(`POST /uploads?name=slow.tar.gz HTTP/1.1\r\nHost: ${new URL(target.origin).host}\r\nOrigin: ${target.origin}\r\nCookie: ${session}\r\nContent-Length: ${length}\r\n\r\n`);
+  if (first > 0) socket.write(Buffer.alloc(first, 7));
+  return { socket, answer };
+}
+
+describe('staging limits (browser mode)', () => {
+  let limited: TestBackend;
+  let staging: string;
+  const files = () => readdirSync(staging);
+  const parts = () => files().filter((f) => f.endsWith('.part'));
+  const post = (target: { server: WebServer; cookie: string }, bytes: number) =>
+    fetch(`${target.server.origin}/uploads?name=mod-${bytes}.tar.gz`, { method: 'POST', headers: { cookie: target.cookie, origin: target.server.origin }, body: new Blob([new Uint8Array(bytes)]) });
+
+  beforeAll(async () => {
+    // A 1 MiB bound, and no reserve: these tests are about the bound, not this machine's free space.
+    limited = await openTestBackend(join(dir.path, 'limited'), { staging: { maxBytes: MiB, reserveBytes: 0 } });
+    staging = join(dir.path, 'limited', 'staging');
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('refuses a file whose announced length would pass the bound with 507 before reading a byte of it, saying what to do', async () => {
+    const own = await ownServer(limited, {});
+    try {
+      const first = await post(own, 600 * 1024);
+      expect(first.status).toBe(200);
+      const { stagedId } = (await first.json()) as { stagedId: string };
+      // Headers only: the answer comes without the body ever being sent.
+      const { socket, answer } = await rawUpload(own.server, own.cookie, 600 * 1024, 0);
+      const refused = await answer;
+      socket.destroy();
+      expect(refused.status).toBe(507);
+      expect(refused.text).toContain(
+        '{"error":"Files waiting to be uploaded take 600 KiB of the 1 MiB this app keeps for them, so slow.tar.gz (600 KiB) was not taken. Upload or remove files in the upload queue, or discard files you added and did not upload, then add it again."}',
+      );
+      expect(files().sort()).toEqual([stagedId, `${stagedId}.json`].sort());
+      // A file larger than the bound itself says so.
+      const huge = await post(own, MiB + 1);
+      expect(huge.status).toBe(507);
+      expect(((await huge.json()) as { error: string }).error).toMatch(/is larger than the 1 MiB this app keeps for files waiting to be uploaded \(FLEET_DESK_STAGING_MAX_BYTES/);
+      // Room again once the page discards what it will not upload.
+      await limited.value('registry.discardStaged', { stagedId });
+      const again = await post(own, 600 * 1024);
+      expect(again.status).toBe(200);
+      await limited.value('registry.discardStaged', { stagedId: ((await again.json()) as { stagedId: string }).stagedId });
+      expect(files()).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('cuts a body of unknown length, or one longer than announced, where it passes the line, and deletes what arrived', async () => {
+    let pulled = 0;
+    const body = () =>
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < 8; i++) {
+            pulled += 1;
+            yield Buffer.alloc(256 * 1024, i);
+          }
+        })(),
+      );
+    const unknown = await limited.backend.uploads.stage('unknown.tar.gz', body()).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ refusal: 'no-room', message: expect.stringContaining('unknown.tar.gz was cut off when it went over') });
+    expect(unknown).toBeInstanceOf(StagingError);
+    // Cut at the fifth quarter MiB, not read to its end.
+    expect(pulled).toBeLessThan(8);
+    pulled = 0;
+    const longer = await limited.backend.uploads.stage('longer.tar.gz', body(), 300 * 1024).catch((e: unknown) => e);
+    expect(longer).toMatchObject({ refusal: 'incomplete', message: 'longer.tar.gz is longer than the 307200 bytes it was announced with: add it again.' });
+    expect(pulled).toBeLessThan(8);
+    expect(files()).toEqual([]);
+    // What they held is free again.
+    const fine = await limited.backend.uploads.stage('fine.tar.gz', Readable.from([Buffer.alloc(900 * 1024)]), 900 * 1024);
+    await limited.value('registry.discardStaged', { stagedId: fine.stagedId });
+  });
+
+  it('takes a few uploads at once: one more is answered 429 with Retry-After and a message, and is taken once they are through', async () => {
+    const own = await ownServer(limited, { stagingConcurrency: 2 });
+    try {
+      const slow = [await rawUpload(own.server, own.cookie, 100 * 1024, 10), await rawUpload(own.server, own.cookie, 100 * 1024, 10)];
+      await until(() => parts().length === 2, 'both uploads to be under way');
+      const third = await post(own, 1000);
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toBe('2');
+      expect(await third.json()).toEqual({ error: '2 files are being handed to the app already, so mod-1000.tar.gz was not taken. Add it again once they are through.' });
+      for (const { socket } of slow) socket.resetAndDestroy();
+      await Promise.all(slow.map((s) => s.answer));
+      await until(() => files().length === 0, 'the partial files to be deleted');
+      const later = await post(own, 1000);
+      expect(later.status).toBe(200);
+      await limited.value('registry.discardStaged', { stagedId: ((await later.json()) as { stagedId: string }).stagedId });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('cuts off an upload that stops sending: 408, and what arrived is deleted', async () => {
+    const own = await ownServer(limited, { stagingIdleMs: 300 });
+    try {
+      const { socket, answer } = await rawUpload(own.server, own.cookie, 100 * 1024, 1000);
+      const cut = await answer;
+      socket.destroy();
+      expect(cut.status).toBe(408);
+      expect(cut.text).toContain('No byte of slow.tar.gz arrived for 300 ms, so the upload was stopped and what had arrived was deleted. Add the file again.');
+      expect(files()).toEqual([]);
+      // A body that keeps coming is no idle one, however slowly it started.
+      const steady = await post(own, 200 * 1024);
+      expect(steady.status).toBe(200);
+      await limited.value('registry.discardStaged', { stagedId: ((await steady.json()) as { stagedId: string }).stagedId });
+    } finally {
+      await own.close();
+    }
+  });
+
+  // Real disks: a tmpfs mounted over the staging folder (CI runs as root, as this machine does).
+  const root = process.getuid?.() === 0;
+  async function onTmpfs<T>(name: string, size: string, staging: { maxBytes?: number; reserveBytes?: number }, run: (app: TestBackend, stagingDir: string) => Promise<T>): Promise<T> {
+    const userData = join(dir.path, name);
+    const stagingDir = join(userData, 'staging');
+    mkdirSync(stagingDir, { recursive: true });
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', stagingDir]);
+    expect(mounted.status, String(mounted.stderr)).toBe(0);
+    const app = await openTestBackend(userData, { staging });
+    try {
+      return await run(app, stagingDir);
+    } finally {
+      await app.close();
+      spawnSync('umount', [stagingDir]);
+    }
+  }
+
+  it.runIf(root)('refuses a file that would leave its disk less free than the reserve, with 507 before reading it', async () => {
+    await onTmpfs('reserve', '4m', { reserveBytes: MiB }, async (app) => {
+      const logs: string[] = [];
+      const own = await ownServer(app, {}, (m) => logs.push(m));
+      try {
+        for (let i = 0; i < 3; i++) {
+          const { socket, answer } = await rawUpload(own.server, own.cookie, 3.5 * MiB, 0);
+          const refused = await answer;
+          socket.destroy();
+          expect(refused.status).toBe(507);
+          expect(refused.text).toMatch(/The disk holding this app's data \(.*staging\) has 4 MiB free; keeping slow\.tar\.gz \(3\.5 MiB\) would leave less than the 1 MiB the app keeps free there for its caches and the local service\. Free space on that disk \(delete files you no longer need, or remove files from the upload queue\), then add it again\./);
+        }
+        expect(app.logs.filter((l) => l.includes('staging refused files: the disk holding'))).toHaveLength(1);
+        expect((await post(own, 2 * MiB)).status).toBe(200);
+      } finally {
+        await own.close();
+      }
+    });
+  });
+
+  it.runIf(root)('a disk another program fills while a file arrives answers 507 saying what to free, logged once; the partial file is deleted and staging works again once there is room', async () => {
+    await onTmpfs('full', '2m', { reserveBytes: 0 }, async (app, stagingDir) => {
+      const logs: string[] = [];
+      const own = await ownServer(app, {}, (m) => logs.push(m));
+      const filler = join(stagingDir, 'another-program.bin');
+      try {
+        for (let i = 0; i < 3; i++) {
+          // 1.5 MiB fits when it is announced; then another program takes the disk, and the rest no longer does.
+          const { socket, answer } = await rawUpload(own.server, own.cookie, 1.5 * MiB, 64 * 1024);
+          await until(() => readdirSync(stagingDir).some((f) => f.endsWith('.part')), 'the upload to be under way');
+          writeFileSync(filler, Buffer.alloc(1.5 * MiB, 1));
+          socket.write(Buffer.alloc(1.5 * MiB - 64 * 1024, 2));
+          const refused = await answer;
+          expect(refused.status).toBe(507);
+          expect(refused.text).toMatch(
+            /"The disk holding this app's data \(.*staging\) is full, so slow\.tar\.gz could not be kept for upload; what had arrived of it was deleted\. Free space on that disk \(delete files you no longer need, or remove files from the upload queue\), then add it again\."/,
+          );
+          expect(readdirSync(stagingDir)).toEqual(['another-program.bin']);
+          rmSync(filler);
+        }
+        expect(app.logs.filter((l) => l.includes('the disk is full at'))).toHaveLength(1);
+        expect(logs.filter((l) => l.startsWith('web: an upload was not staged'))).toHaveLength(1);
+        const fits = await post(own, MiB);
+        expect(fits.status).toBe(200);
+        expect(existsSync(join(stagingDir, ((await fits.json()) as { stagedId: string }).stagedId))).toBe(true);
+      } finally {
+        await own.close();
+      }
+    });
   });
 });
 

@@ -13,6 +13,7 @@ import { create as createTar } from 'tar';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Upload } from '../../common/registry';
 import { FleetClient } from '../../main/grpc/client';
+import { StagingError } from '../../main/registry/uploads';
 import { startService, type RunningService } from '../../service/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 import { startHoldProxy, type HoldProxy } from '../helpers/hold-proxy';
@@ -296,6 +297,75 @@ describe('what an upload will not do', () => {
   });
 });
 
+describe('staged files (browser mode) while the app runs', { timeout: 60_000 }, () => {
+  it('counts files an earlier run staged against the bound', async () => {
+    const staging = { maxBytes: 1024 * 1024, reserveBytes: 0 };
+    const first = await openTestBackend(join(dir.path, 'staged-earlier'), { timing, staging });
+    const kept = await first.backend.uploads.stage('earlier.tar.gz', Readable.from([Buffer.alloc(700 * 1024)]), 700 * 1024);
+    await first.close();
+    const second = await openTestBackend(join(dir.path, 'staged-earlier'), { timing, staging });
+    try {
+      const refused = await second.backend.uploads.stage('later.tar.gz', Readable.from([Buffer.alloc(400 * 1024)]), 400 * 1024).catch((e: unknown) => e);
+      expect((refused as StagingError).message).toContain('Files waiting to be uploaded take 700 KiB of the 1 MiB');
+      expect(refused).toBeInstanceOf(StagingError);
+      await second.value('registry.discardStaged', { stagedId: kept.stagedId });
+      await second.backend.uploads.stage('later.tar.gz', Readable.from([Buffer.alloc(400 * 1024)]), 400 * 1024);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('deletes a staged file no upload names within the window; one a queue needs stays, whichever profile queued it', async () => {
+    const serviceDir = tempDir('fleet-desk-registry-sweep-');
+    const service = await startService({ listen: '127.0.0.1:0', dataDir: serviceDir.path, demo: true, simulate: false, log: () => undefined });
+    const proxy = await startHoldProxy(service.address);
+    // The window is an hour of this clock; the sweep runs every 50 ms of real time.
+    let clock = 1_000_000_000;
+    const sweeper = await openTestBackend(join(dir.path, 'sweeper'), { timing, staging: { unclaimedMs: 3600_000, sweepEveryMs: 50, now: () => clock, reserveBytes: 0 } });
+    const staging = join(dir.path, 'sweeper', 'staging');
+    try {
+      await sweeper.backend.start();
+      const added = await sweeper.value('profiles.add', { name: 'Remote', address: proxy.address, tls: false, apiKeyId: service.bootstrap.apiKeyId, apiKey: service.bootstrap.apiKey });
+      const remoteId = added.profiles.find((p) => p.name === 'Remote')!.id;
+      await until(async () => (await sweeper.value('connection.get', {})).status === 'online', 20_000, 'the remote profile');
+      const org = (await sweeper.value('orgs.list', {})).orgs[0]!.id;
+      const { moduleId } = await sweeper.value('registry.createModule', { orgId: org, name: 'swept' });
+      await sweeper.value('registry.updateModule', { moduleId, url: '', description: '', models: [], entrypoint: 'run.sh', visibility: 'private', apps: [], firstRun: '' });
+      const path = await archive('sweep.tar.gz', 64 * 1024);
+      const bytes = readFileSync(path);
+      const stage = (name: string) => sweeper.backend.uploads.stage(name, Readable.from([bytes]), bytes.length);
+
+      // Queued in the Remote profile and under way (held on the network) when the user switches away.
+      const queuedFile = await stage('queued.tar.gz');
+      proxy.hold();
+      const queued = await sweeper.value('registry.upload', { moduleId, version: '1.0.0', platform: 'linux/amd64', source: { stagedId: queuedFile.stagedId } });
+      await sweeper.value('profiles.switch', { profileId: 'local' });
+      const abandoned = await stage('abandoned.tar.gz');
+      clock += 3600_000;
+      const young = await stage('young.tar.gz');
+
+      await until(() => !existsSync(join(staging, abandoned.stagedId)), 10_000, 'the sweep to delete the abandoned file');
+      const sweeps = sweeper.backend.uploads.stats.sweeps;
+      await until(() => sweeper.backend.uploads.stats.sweeps >= sweeps + 3, 10_000, 'more sweeps');
+      expect(readdirSync(staging).sort()).toEqual([queuedFile.stagedId, `${queuedFile.stagedId}.json`, young.stagedId, `${young.stagedId}.json`].sort());
+      const [gone] = await sweeper.value('registry.inspect', { sources: [{ stagedId: abandoned.stagedId }] });
+      expect(gone?.problem).toContain('no longer staged');
+
+      // Back in the Remote profile, its upload goes on from the staged file it kept.
+      await sweeper.value('profiles.switch', { profileId: remoteId });
+      proxy.release();
+      await until(async () => (await sweeper.value('registry.uploads', {})).find((u) => u.id === queued.id)?.state === 'done', 30_000, 'the queued upload');
+      expect(existsSync(join(staging, queuedFile.stagedId))).toBe(false);
+    } finally {
+      proxy.release();
+      await sweeper.close();
+      await proxy.close();
+      await service.close();
+      serviceDir.remove();
+    }
+  });
+});
+
 describe('uploads across breaks', { timeout: 90_000 }, () => {
   let serviceDir: ReturnType<typeof tempDir>;
   let service: RunningService;
@@ -433,6 +503,37 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
     await until(async () => (await get(flying.id))?.state === 'done', 60_000, 'the upload to resume after the restart');
     const done = await get(flying.id);
     expect(done.resumedFrom).toBeGreaterThan(0);
+    expect(done.result?.sha256).toBe(sha256(path));
+  }, 90_000);
+
+  it('asks again while the service completes the very file it is about to send, and ends done rather than sending it again or failing', async () => {
+    const moduleId = await module('upload-completing');
+    const path = await archive('completing.tar.gz', 128 * 1024 * 1024);
+    const bytes = readFileSync(path);
+    const info = { moduleId, version: '5.0.0', platform: 'linux/amd64' };
+    // The app's first question is held on its way while another client (straight to the service) sends the whole file.
+    proxy.hold();
+    const queued = await remote.value('registry.upload', { ...info, source: { path } });
+    const direct = new FleetClient({ address: service.address, tls: false, apiKeyId: service.bootstrap.apiKeyId, apiKey: service.bootstrap.apiKey });
+    try {
+      const answered = new Promise<void>((resolve, reject) => {
+        void direct.uploadStream((error) => (error ? reject(error) : resolve())).then((call) => {
+          call.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: 0 });
+          for (let at = 0; at < bytes.length; at += 1024 * 1024) call.write({ moduleFile: { $case: 'file', value: bytes.subarray(at, at + 1024 * 1024) }, writeOffset: 0 });
+          call.end();
+        });
+      });
+      // Once the service is hashing and recording it, the app's question goes through: it is answered "completing".
+      await until(async () => (await direct.call('ask', direct.app.getModuleFileUpload, { moduleFileInfo: info })).completing, 30_000, 'the completion');
+      proxy.release();
+      await answered;
+    } finally {
+      direct.close();
+    }
+    await until(async () => ['done', 'failed'].includes((await get(queued.id)).state), 30_000, 'the upload to end');
+    const done = await get(queued.id);
+    expect(done.error).toBeNull();
+    expect(done.state).toBe('done');
     expect(done.result?.sha256).toBe(sha256(path));
   }, 90_000);
 });
