@@ -5,6 +5,7 @@
  * hooking the writer means every writer counts — the simulation, or another process on the same
  * data dir. It runs only while someone follows.
  */
+import { logOnce } from '../errors';
 import type { LogStore, StoredLogEntry } from './store';
 
 /**
@@ -63,7 +64,8 @@ export class LogFeed {
     try {
       rows = this.logs.after(this.#last, BATCH);
     } catch (e) {
-      this.log(`log feed: could not read new entries (${e instanceof Error ? e.message : String(e)}); trying again`);
+      // A poll every 25 ms: say it once a minute at most, not forty times a second.
+      logOnce(this.log, 'log feed', `log feed: could not read new entries (${e instanceof Error ? e.message : String(e)}); trying again`);
       return;
     }
     const newest = rows.at(-1);

@@ -89,6 +89,7 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
     return count;
   };
   let failing = false;
+  let logFailing = false;
   const timer =
     options.autoStart === false
       ? null
@@ -109,8 +110,12 @@ export function startSimulator(db: Database.Database, log: (line: string) => voi
       : setInterval(() => {
           try {
             logStep();
+            if (logFailing) log('simulation: log steps write again');
+            logFailing = false;
           } catch (e) {
-            log(`simulation: a log step failed (${e instanceof Error ? e.message : String(e)})`);
+            // Twenty steps a second: a full disk would otherwise write twenty lines a second to the log it fills.
+            if (!logFailing) log(`simulation: a log step failed (${e instanceof Error ? e.message : String(e)}); retrying every step, said again once it works`);
+            logFailing = true;
           }
         }, LOG_STEP_MS);
   logTimer?.unref();

@@ -139,6 +139,25 @@ describe('the demo fleet', () => {
     sim.stop();
   });
 
+  it('says once that its log steps fail (a full disk fails twenty a second), and once that they write again', async () => {
+    const db = t.db();
+    const lines: string[] = [];
+    // Every line written fails, as on a full disk; a temporary trigger lives on this connection only.
+    db.exec("CREATE TEMP TRIGGER refuse_logs BEFORE INSERT ON part_logs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    const sim = startSimulator(db, (line) => lines.push(line), { logRate: 2000 });
+    try {
+      sim.tick(new Date());
+      await new Promise((r) => setTimeout(r, 500));
+      expect(lines.filter((l) => l.includes('a log step failed'))).toHaveLength(1);
+      db.exec('DROP TRIGGER temp.refuse_logs');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lines.filter((l) => l.includes('log steps write again'))).toHaveLength(1);
+    } finally {
+      sim.stop();
+      db.exec('DROP TRIGGER IF EXISTS temp.refuse_logs');
+    }
+  });
+
   it('logs like robots while live: each part at its own rate, every level, several sources, errors with a stack, a caller and fields; quiet parts log nothing', async () => {
     const db = t.db();
     db.prepare('DELETE FROM part_logs').run();
