@@ -116,6 +116,8 @@ export const Reason = {
   UPLOAD_IN_PROGRESS: 'UPLOAD_IN_PROGRESS',
   /** ABORTED: an upload stream that sent nothing for the idle timeout; its bytes are kept for a resume. */
   UPLOAD_IDLE: 'UPLOAD_IDLE',
+  /** UNAVAILABLE: another instance of the service serving the same data dir takes its uploads. */
+  UPLOADS_ELSEWHERE: 'UPLOADS_ELSEWHERE',
   /** RESOURCE_EXHAUSTED: more upload streams than one key (or the whole service) may have open at once. */
   UPLOAD_LIMIT: 'UPLOAD_LIMIT',
   /** RESOURCE_EXHAUSTED: the data dir's disk (or quota) is full; the message says what to free. */

@@ -35,7 +35,8 @@ const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [-
   --uploads-total N      upload streams the service takes at once (default ${DEFAULT_UPLOAD_LIMITS.total})
   --check                check the data dir instead of serving: every registry file row against
                          its file (present, size, SHA-256) and every upload's .part against its
-                         row; prints what it found, exits 0 when all agree and 1 when not
+                         row; prints what it found, exits 0 when all agree, 1 when not, 2 when
+                         it cannot check (no database there, or one of another schema version)
 
 When ready, prints one JSON line on stdout:
   {"address":"HOST:PORT","org_id":"…","api_key_id":"…","api_key":"…"}
@@ -180,7 +181,15 @@ async function main(): Promise<void> {
     return;
   }
   if ('check' in options) {
-    const check = await checkDataDir(options.check);
+    let check;
+    try {
+      check = await checkDataDir(options.check);
+    } catch (e) {
+      // Not "problems found" (1): the check could not run (2), like a usage error.
+      fail(`cannot check: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = 2;
+      return;
+    }
     process.stdout.write(`${describeCheck(check).join('\n')}\n`);
     process.exitCode = check.findings.length === 0 ? 0 : 1;
     return;

@@ -4,7 +4,7 @@ import { LogStore } from './logs/store';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { AppServiceService } from '../proto/gen/fleet/app/v1/app';
 import { AuthServiceService } from '../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceService } from '../proto/gen/fleet/mltraining/v1/ml_training';
@@ -31,6 +31,7 @@ import { addService } from './rpc';
 import { RegistryFiles } from './registry/files';
 import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
 import { createRegistryHandlers, sweepUploads, type UploadLimits } from './registry/handlers';
+import { UploadStreams } from './registry/streams';
 import { RegistryStore } from './registry/store';
 import { createTrainingHandlers } from './training/handlers';
 import { TrainingRunner, trainingTiming } from './training/runner';
@@ -129,6 +130,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const keepalive = options.keepalive ?? DEFAULT_KEEPALIVE;
   const server = new Server({ 'grpc.keepalive_time_ms': keepalive.timeMs, 'grpc.keepalive_timeout_ms': keepalive.timeoutMs });
   let runner: TrainingRunner | undefined;
+  let releaseUploads: () => void = () => undefined;
   try {
     const { from, to } = migrate(db, serviceMigrations);
     if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
@@ -138,8 +140,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const streams = new AbortController();
     // The default base url names the bound port, known only once bound (after the services are added).
     let address = options.listen;
-    const registry = { store: new RegistryStore(db, () => (options.publicUrl ?? `http://${address}`).replace(/\/+$/, '')), files: new RegistryFiles(options.dataDir), uploads: options.uploads };
-    const swept = await sweepUploads(registry.store, registry.files);
+    const files = new RegistryFiles(options.dataDir);
+    // The first instance on a data dir takes its uploads; another one serving it too refuses them (and never sweeps them).
+    let owned = false;
+    const elsewhere = () => {
+      if (owned) return null;
+      const holder = files.claimUploads();
+      owned = holder === null;
+      return holder;
+    };
+    const registry = {
+      store: new RegistryStore(db, () => (options.publicUrl ?? `http://${address}`).replace(/\/+$/, '')),
+      files,
+      uploads: options.uploads,
+      streams: new UploadStreams(),
+      elsewhere,
+    };
+    releaseUploads = () => files.releaseUploads();
+    const sweep = async () => (elsewhere() === null ? sweepUploads(registry.store, registry.files, registry.streams) : 0);
+    const swept = await sweep();
     if (swept > 0) log(`dropped ${swept} interrupted uploads nobody continued`);
     // The cheap part of the consistency check (sizes, no hashing): a file gone from disk is said at start, not found by a user's download.
     const check = await checkRegistry(db, registry.files, options.dataDir, { hash: false });
@@ -149,7 +168,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (lines.length > STARTUP_CHECK_LINES) log(`  … and ${lines.length - STARTUP_CHECK_LINES} more: run the service with --check --data-dir ${options.dataDir} for all of them`);
     }
     // Interrupted uploads are kept a day; swept hourly.
-    const sweeper = setInterval(() => void sweepUploads(registry.store, registry.files).catch((e: unknown) => log(`sweeping uploads failed: ${String(e)}`)), 3_600_000);
+    const sweeper = setInterval(() => void sweep().catch((e: unknown) => log(`sweeping uploads failed: ${String(e)}`)), 3_600_000);
     sweeper.unref();
     const feed = register(server, db, ttl, log, streams.signal, registry, maxPendingJobs, options.tailCheckMs);
     // Resumes the jobs a previous run left (their state is in their rows) before anyone can ask.
@@ -170,6 +189,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         simulator.stop();
         jobs.stop();
         clearInterval(sweeper);
+        files.releaseUploads();
         db.close();
         log('stopped');
       }));
@@ -177,6 +197,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return { address, bootstrap, close };
   } catch (e) {
     runner?.stop();
+    releaseUploads();
     server.forceShutdown();
     db.close();
     throw e;
@@ -185,14 +206,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
 /**
  * The registry's whole consistency check on a data dir (`--check`): every file hashed. Opens the
- * database as the service does (migrating it, like a start), so it runs beside a serving service
- * too, though a completion under way then shows as an unrecorded file for a moment.
+ * database read-only, so it runs beside a serving service too, though a completion under way then
+ * shows as an unrecorded file for a moment.
  */
 export async function checkDataDir(dataDir: string): Promise<RegistryCheck> {
   if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`${dataDir} holds no fleet service database (${DATABASE_FILE})`);
-  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  // Read-only: a check changes nothing, not even the schema (a data dir of another version is refused instead).
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
   try {
-    migrate(db, serviceMigrations);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== serviceMigrations.length) {
+      throw new Error(`${dataDir} holds a database of schema version ${version}, and this service knows version ${serviceMigrations.length}: start this service on it once (it migrates), or check it with the service that wrote it`);
+    }
     return await checkRegistry(db, new RegistryFiles(dataDir), dataDir, { hash: true });
   } finally {
     db.close();
@@ -206,7 +231,7 @@ function register(
   ttl: number,
   log: (line: string) => void,
   closing: AbortSignal,
-  registry: { store: RegistryStore; files: RegistryFiles; uploads?: Partial<UploadLimits> },
+  registry: { store: RegistryStore; files: RegistryFiles; uploads?: Partial<UploadLimits>; streams: UploadStreams; elsewhere: () => string | null },
   maxPendingJobs: number,
   tailCheckMs?: number,
 ): LogFeed {
@@ -229,7 +254,7 @@ function register(
         ...createLocationHandlers(locations, access, pages),
         ...createMachineHandlers(new MachineStore(db), locations, access, pages),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
-        ...createRegistryHandlers(registry.store, registry.files, access, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads }),
+        ...createRegistryHandlers(registry.store, registry.files, access, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },
     },
     guard,

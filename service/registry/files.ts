@@ -8,9 +8,17 @@
  * writes its row: a file row always has its bytes.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, readdir, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** One file's upload, as its rows name it. */
+export interface Upload {
+  readonly item_id: string;
+  readonly version: string;
+  readonly platform: string;
+}
 
 export class RegistryFiles {
   readonly #files: string;
@@ -19,6 +27,57 @@ export class RegistryFiles {
   constructor(dataDir: string) {
     this.#files = join(dataDir, 'registry', 'files');
     this.#uploads = join(dataDir, 'registry', 'uploads');
+  }
+
+  /** This process's claim on the data dir's uploads, as written to the owner file. */
+  readonly #claim = `${process.pid} ${randomBytes(8).toString('hex')}`;
+
+  /**
+   * Claim the data dir's uploads for this service, or say who holds them. One stream per file is
+   * kept in one process's memory, so two instances on one data dir (which the database allows)
+   * must not both write its uploads: the first to start takes them, in `registry/uploads.owner`
+   * (created exclusively); a holder that is no longer running is taken over. Answers null when this
+   * service holds them, else a sentence for the caller.
+   */
+  claimUploads(): string | null {
+    const owner = join(this.#uploads, '..', 'uploads.owner');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        mkdirSync(join(this.#uploads, '..'), { recursive: true, mode: 0o700 });
+        writeFileSync(owner, this.#claim, { flag: 'wx', mode: 0o600 });
+        return null;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      let holder: string;
+      try {
+        holder = readFileSync(owner, 'utf8').trim();
+      } catch {
+        continue; // Let go of meanwhile: claim it again.
+      }
+      if (holder === this.#claim) return null;
+      const pid = Number(holder.split(' ')[0]);
+      // An empty file is another instance's claim being written, unless it was left long ago.
+      const writing = holder === '' && Date.now() - (statSync(owner, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 10_000;
+      if (writing || (Number.isSafeInteger(pid) && pid > 0 && alive(pid))) {
+        return writing
+          ? 'the uploads of this data dir are being claimed by another instance of the service: try again in a moment'
+          : `another instance of the fleet service (pid ${pid}) serving this data dir takes its uploads: upload through that one`;
+      }
+      // Its holder stopped without letting go (killed): take it over.
+      rmSync(owner, { force: true });
+    }
+    return 'the uploads of this data dir are being claimed by another instance of the service: try again in a moment';
+  }
+
+  /** Let go of the data dir's uploads, if this service holds them (at shutdown). */
+  releaseUploads(): void {
+    const owner = join(this.#uploads, '..', 'uploads.owner');
+    try {
+      if (readFileSync(owner, 'utf8').trim() === this.#claim) rmSync(owner, { force: true });
+    } catch {
+      // Not held, or already gone.
+    }
   }
 
   path(itemId: string, version: string, platform: string): string {
@@ -110,12 +169,28 @@ export class RegistryFiles {
     await Promise.all(parts.filter((p) => p.startsWith(`${itemId}_`)).map((p) => rm(join(this.#uploads, p), { force: true })));
   }
 
-  /** `.part` files no upload row names (left by a crash between writing and recording): removed. */
-  async dropStrays(keep: readonly { item_id: string; version: string; platform: string }[]): Promise<number> {
+  /**
+   * `.part` files no upload row names (left by a crash between writing and recording): removed,
+   * and those of the uploads `streaming` names after the folder is read (a stream may have written
+   * its row after `keep` was read).
+   */
+  async dropStrays(keep: readonly Upload[], streaming: () => Iterable<Upload>): Promise<number> {
     const wanted = new Set(keep.map((u) => this.partPath(u.item_id, u.version, u.platform)));
     const parts = await readdir(this.#uploads).catch(() => [] as string[]);
-    const strays = parts.map((p) => join(this.#uploads, p)).filter((p) => !wanted.has(p));
+    const live = new Set<string>();
+    for (const u of streaming()) live.add(this.partPath(u.item_id, u.version, u.platform));
+    const strays = parts.map((p) => join(this.#uploads, p)).filter((p) => !wanted.has(p) && !live.has(p));
     await Promise.all(strays.map((p) => rm(p, { force: true })));
     return strays.length;
+  }
+}
+
+/** Whether a process runs with this pid (one we may not signal still runs). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -9,6 +9,7 @@ import { notFound } from '../validate';
 import type { RegistryFiles } from './files';
 import { apps, archivePath, httpUrl, models, registryText } from './validate';
 import { wireId, type RegistryStore } from './store';
+import { fileKey, UploadStreams, type Streaming } from './streams';
 
 /** Largest chunk of an upload. */
 export const MAX_CHUNK_BYTES = 1024 * 1024;
@@ -65,18 +66,14 @@ export interface RegistryHandlerOptions {
   readonly now?: () => number;
   /** Bounds on upload streams; each unset one is {@link DEFAULT_UPLOAD_LIMITS}'. */
   readonly uploads?: Partial<UploadLimits>;
-}
-
-/** A file's upload stream under way: receiving chunks, or completing (hashing and recording the file). */
-interface Streaming {
-  readonly keyId: string;
-  phase: 'receiving' | 'completing';
-  /** The file's size once completing. */
-  size: number;
-  /** Stop receiving (a newer stream of the file continues); nothing once completing. */
-  readonly takeOver: () => void;
-  /** Resolves when the stream has let go of the file (its handler returned). */
-  readonly released: Promise<void>;
+  /** The streams under way, shared with {@link sweepUploads} (which must leave their bytes alone). */
+  readonly streams?: UploadStreams;
+  /**
+   * Null when this service may take uploads of its data dir, else why not: another instance serving
+   * the same data dir takes them (RegistryFiles.claimUploads). One stream per file holds only within
+   * one process, so only one process may write a data dir's uploads.
+   */
+  readonly uploadsElsewhere?: () => string | null;
 }
 
 /** AppService's registry calls. Permissions are checked by the rule table before these run. */
@@ -97,10 +94,10 @@ export function createRegistryHandlers(
    * it, then finds the file committed (ALREADY_EXISTS), so no stream ever writes over a file being
    * or having been committed.
    */
-  const uploading = new Map<string, Streaming>();
-  /** Upload streams admitted and not yet answered, by API key (those waiting for their turn included). */
-  const streamsOfKey = new Map<string, number>();
-  let streams = 0;
+  const streams = options.streams ?? new UploadStreams();
+  const uploading = streams.byFile;
+  /** How often a receiving stream touches its upload row, so that the sweep never takes a long, slow upload for an abandoned one. */
+  const touchMs = Math.min(UPLOAD_KEPT_MS / 4, 5 * 60_000);
 
   /** An organization a listing names: NOT_FOUND unless it exists and the caller sees it or it shows something public. */
   function listedOrg(orgId: string, field: string, grants: readonly Grant[], type?: number): void {
@@ -228,26 +225,23 @@ export function createRegistryHandlers(
       const info = request.moduleFileInfo ?? { moduleId: '', version: '', platform: '' };
       const key = fileKey(target.id, info.version, info.platform);
       const row = store.row(target.id);
-      const file = store.fileOf(target.id, info.version, info.platform);
-      if (file) {
-        return { committedBytes: 0, complete: true, sizeBytes: file.size_bytes, sha256: file.sha256, url: store.fileUrl(row, info.version, info.platform), completing: false };
+      // Twice at most: a stream may complete (and drop its .part) while the held size is read, and that "0" would be a lie.
+      for (let look = 0; ; look++) {
+        const file = store.fileOf(target.id, info.version, info.platform);
+        if (file) {
+          return { committedBytes: 0, complete: true, sizeBytes: file.size_bytes, sha256: file.sha256, url: store.fileUrl(row, info.version, info.platform), completing: false };
+        }
+        const still = uploading.get(key);
+        const upload = store.upload(target.id, info.version, info.platform);
+        if (still?.phase === 'completing') {
+          // Never "0": a client reading that would start the file again from its first byte.
+          return { committedBytes: still.size, expiresAt: upload && new Date(Date.parse(upload.updated_at) + UPLOAD_KEPT_MS), complete: false, sizeBytes: 0, sha256: '', url: '', completing: true };
+        }
+        if (!upload) return { committedBytes: 0, complete: false, sizeBytes: 0, sha256: '', url: '', completing: false };
+        const held = await files.held(target.id, info.version, info.platform);
+        if (look === 0 && held === 0 && (store.fileOf(target.id, info.version, info.platform) !== undefined || uploading.get(key)?.phase === 'completing')) continue;
+        return { committedBytes: held, expiresAt: new Date(Date.parse(upload.updated_at) + UPLOAD_KEPT_MS), complete: false, sizeBytes: 0, sha256: '', url: '', completing: false };
       }
-      const still = uploading.get(key);
-      const upload = store.upload(target.id, info.version, info.platform);
-      if (still?.phase === 'completing') {
-        // Never "0": a client reading that would start the file again from its first byte.
-        return { committedBytes: still.size, expiresAt: upload && new Date(Date.parse(upload.updated_at) + UPLOAD_KEPT_MS), complete: false, sizeBytes: 0, sha256: '', url: '', completing: true };
-      }
-      if (!upload) return { committedBytes: 0, complete: false, sizeBytes: 0, sha256: '', url: '', completing: false };
-      return {
-        committedBytes: await files.held(target.id, info.version, info.platform),
-        expiresAt: new Date(Date.parse(upload.updated_at) + UPLOAD_KEPT_MS),
-        complete: false,
-        sizeBytes: 0,
-        sha256: '',
-        url: '',
-        completing: false,
-      };
     },
 
     async uploadModuleFile(first, ctx, rest, signal) {
@@ -264,11 +258,12 @@ export function createRegistryHandlers(
         }
       };
       refuseExisting();
+      const elsewhere = options.uploadsElsewhere?.() ?? null;
+      if (elsewhere !== null) throw new FleetError(status.UNAVAILABLE, Reason.UPLOADS_ELSEWHERE, elsewhere);
       const key = fileKey(target.id, version, platform);
       const keyId = ctx.caller.keyId;
       admit(key, keyId);
-      streams += 1;
-      streamsOfKey.set(keyId, (streamsOfKey.get(keyId) ?? 0) + 1);
+      streams.enter(keyId);
       try {
         const { entry, takeover, release } = await claim(key, keyId, target.itemId, version, platform, signal, refuseExisting);
         try {
@@ -281,10 +276,7 @@ export function createRegistryHandlers(
           release();
         }
       } finally {
-        streams -= 1;
-        const left = (streamsOfKey.get(keyId) ?? 1) - 1;
-        if (left === 0) streamsOfKey.delete(keyId);
-        else streamsOfKey.set(keyId, left);
+        streams.leave(keyId);
       }
     },
 
@@ -310,20 +302,22 @@ export function createRegistryHandlers(
   };
 
   /**
-   * Refuse a stream over the bounds, before it holds anything. A stream that continues a file its
-   * own key is streaming replaces that stream, so it is let in at the key's bound: a client that
-   * resumes after a network break must not be locked out by its own dead streams.
+   * Refuse a stream over the bounds, before it holds anything. A stream that takes over a file its
+   * own key is receiving (and nobody waits for yet) replaces that stream, so it is let in at the
+   * key's bound: a client that resumes after a network break must not be locked out by its own dead
+   * streams. Waiting on a completing file, or behind another waiter, replaces nothing and counts.
    */
   function admit(key: string, keyId: string): void {
-    const replaces = uploading.get(key)?.keyId === keyId;
-    if (!replaces && (streamsOfKey.get(keyId) ?? 0) >= limits.perKey) {
+    const older = uploading.get(key);
+    const replaces = older !== undefined && older.keyId === keyId && older.phase === 'receiving' && older.waiters === 0;
+    if (!replaces && (streams.ofKey.get(keyId) ?? 0) >= limits.perKey) {
       throw new FleetError(
         status.RESOURCE_EXHAUSTED,
         Reason.UPLOAD_LIMIT,
         `this API key has ${limits.perKey} uploads streaming already, the most one key may have at once: wait for one to finish (or cancel one), then upload this file`,
       );
     }
-    if (streams >= limits.total) {
+    if (streams.total >= limits.total) {
       throw new FleetError(status.RESOURCE_EXHAUSTED, Reason.UPLOAD_LIMIT, `the service is taking ${limits.total} uploads at once, the most it takes: try again in a moment`);
     }
   }
@@ -340,7 +334,10 @@ export function createRegistryHandlers(
     if (older) {
       const completing = older.phase === 'completing';
       older.takeOver();
-      const outcome = await Promise.race([older.released.then(() => 'released' as const), delay(completing ? COMPLETION_WAIT_MS : TAKE_OVER_MS).then(() => 'late' as const), aborted(signal)]);
+      older.waiters += 1;
+      const outcome = await Promise.race([older.released.then(() => 'released' as const), delay(completing ? COMPLETION_WAIT_MS : TAKE_OVER_MS).then(() => 'late' as const), aborted(signal)]).finally(() => {
+        older.waiters -= 1;
+      });
       if (outcome === 'cancelled') throw new FleetError(status.CANCELLED, Reason.UPLOAD_IN_PROGRESS, 'the upload was cancelled before it began');
       if (outcome === 'late' || uploading.has(key)) {
         throw new FleetError(
@@ -361,6 +358,7 @@ export function createRegistryHandlers(
       keyId,
       phase: 'receiving',
       size: 0,
+      waiters: 0,
       takeOver: () => {
         if (entry.phase === 'receiving') takeover.abort();
       },
@@ -425,6 +423,7 @@ export function createRegistryHandlers(
     let size = offset;
     let refused: unknown = null;
     let idle = false;
+    let touched = now();
     // The next message, or the end when the stream is cut off or taken over (a dead connection may never send another).
     const messages = rest[Symbol.asyncIterator]();
     const stopped = new Promise<IteratorResult<UploadModuleFileRequest>>((resolve) => {
@@ -456,13 +455,24 @@ export function createRegistryHandlers(
         if (size + chunk.length > MAX_FILE_BYTES) throw invalidArgument('file', Reason.FILE_TOO_LARGE, `the file is over ${MAX_FILE_BYTES / 1024 / 1024} MiB, the largest a registry file may be`);
         if (chunk.length > 0) await handle.write(chunk, 0, chunk.length, size);
         size += chunk.length;
+        if (now() - touched > touchMs) {
+          touched = now();
+          store.saveUpload(itemId, version, platform, size, new Date(touched));
+        }
       }
     } catch (e) {
       refused = e;
     } finally {
-      await handle.sync().catch(() => undefined);
+      // A file about to be committed must be on disk: its sync failing refuses it. Kept bytes are kept as far as they got.
+      const synced = await handle.sync().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      if (synced !== null && refused === null && !signal.aborted && !idle) refused = synced;
       await handle.close();
     }
+    // Deleted while it uploaded (DeleteRegistryItem dropped its bytes): nothing to keep or complete.
+    if (store.find(itemId) === undefined) throw notFound(Reason.MODULE_NOT_FOUND, 'module', target.itemId, 'module_file_info.module_id');
     if (refused !== null && !signal.aborted) {
       // Refused (or a write failed): what this stream wrote goes; what earlier streams committed stays for a resume.
       if (offset === 0) {
@@ -502,12 +512,20 @@ export function createRegistryHandlers(
    * committed file. A failure removes only what this completion placed.
    */
   async function commit(target: RegistryTarget, itemId: string, version: string, platform: string, size: number) {
-    const sha256 = await files.sha256(files.partPath(itemId, version, platform));
+    const gone = () => notFound(Reason.MODULE_NOT_FOUND, 'module', target.itemId, 'module_file_info.module_id');
+    let sha256: string;
+    try {
+      sha256 = await files.sha256(files.partPath(itemId, version, platform));
+    } catch (e) {
+      // DeleteRegistryItem took the bytes while they were hashed.
+      if (store.find(itemId) === undefined) throw gone();
+      throw e;
+    }
     // The item may have been deleted while the file was uploading.
     const row = store.find(itemId);
     if (row === undefined) {
       await files.dropPart(itemId, version, platform);
-      throw notFound(Reason.MODULE_NOT_FOUND, 'module', target.itemId, 'module_file_info.module_id');
+      throw gone();
     }
     const exists = () => new FleetError(status.ALREADY_EXISTS, Reason.MODULE_FILE_EXISTS, `version ${version} of ${target.itemId} already has a file for ${platform}`);
     if (store.fileOf(itemId, version, platform)) {
@@ -538,11 +556,6 @@ export function createRegistryHandlers(
   }
 }
 
-/** The map key of one file of one version of an item. */
-function fileKey(itemId: string, version: string, platform: string): string {
-  return `${itemId}\0${version}\0${platform}`;
-}
-
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -555,9 +568,17 @@ function aborted(signal: AbortSignal): Promise<'cancelled'> {
   });
 }
 
-/** Forget interrupted uploads nobody continued for {@link UPLOAD_KEPT_MS}, and `.part` files no upload names. */
-export async function sweepUploads(store: RegistryStore, files: RegistryFiles, nowMs = Date.now()): Promise<number> {
-  const expired = store.expireUploads(new Date(nowMs - UPLOAD_KEPT_MS).toISOString());
-  await Promise.all(expired.map((u) => files.dropPart(u.item_id, u.version, u.platform)));
-  return expired.length + (await files.dropStrays(store.uploads()));
+/**
+ * Forget interrupted uploads nobody continued for {@link UPLOAD_KEPT_MS}, and `.part` files no
+ * upload names; never the bytes of a stream under way (`streams`), however old its row looks. An
+ * expired upload's file that a crash left placed but unrecorded goes with it.
+ */
+export async function sweepUploads(store: RegistryStore, files: RegistryFiles, streams: UploadStreams, nowMs = Date.now()): Promise<number> {
+  const expired = store.uploadsBefore(new Date(nowMs - UPLOAD_KEPT_MS).toISOString()).filter((u) => !streams.busy(u.item_id, u.version, u.platform));
+  for (const u of expired) {
+    store.dropUpload(u.item_id, u.version, u.platform);
+    await files.dropPart(u.item_id, u.version, u.platform);
+    if (store.fileOf(u.item_id, u.version, u.platform) === undefined && !streams.busy(u.item_id, u.version, u.platform)) await files.dropFile(u.item_id, u.version, u.platform);
+  }
+  return expired.length + (await files.dropStrays(store.uploads(), () => streams.files()));
 }

@@ -359,10 +359,11 @@ export class RegistryStore {
     this.db.prepare('DELETE FROM registry_uploads WHERE item_id = ? AND version = ? AND platform = ?').run(itemId, version, platform);
   }
 
-  /** Uploads not continued since `before` (ISO time): their rows are deleted and returned, for their bytes to go too. */
-  expireUploads(before: string): { item_id: string; version: string; platform: string }[] {
-    return this.db.prepare('DELETE FROM registry_uploads WHERE updated_at < ? RETURNING item_id, version, platform').all(before) as { item_id: string; version: string; platform: string }[];
+  /** Uploads not continued since `before` (ISO time): candidates for the sweep, which leaves streams under way alone. */
+  uploadsBefore(before: string): { item_id: string; version: string; platform: string }[] {
+    return this.db.prepare('SELECT item_id, version, platform FROM registry_uploads WHERE updated_at < ?').all(before) as { item_id: string; version: string; platform: string }[];
   }
+
 
   /** Every upload row (the files on disk without one are strays of a crash). */
   uploads(): { item_id: string; version: string; platform: string }[] {

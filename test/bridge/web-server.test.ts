@@ -15,6 +15,7 @@ import { WS_PATH, type WireFrame } from '../../common/bridge';
 import { StagingError } from '../../main/registry/uploads';
 import { startWebServer, type WebServer, type WebServerLimits } from '../../main/web/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
+import { canMount } from '../helpers/mount';
 
 const TOKEN = 'web-server-test-token';
 const SECRET = 'outside-the-renderer-folder';
@@ -235,13 +236,13 @@ describe('staging limits (browser mode)', () => {
   });
 
   it('cuts off an upload that stops sending: 408, and what arrived is deleted', async () => {
-    const own = await ownServer(limited, { stagingIdleMs: 300 });
+    const own = await ownServer(limited, { stagingIdleMs: 1500 });
     try {
       const { socket, answer } = await rawUpload(own.server, own.cookie, 100 * 1024, 1000);
       const cut = await answer;
       socket.destroy();
       expect(cut.status).toBe(408);
-      expect(cut.text).toContain('No byte of slow.tar.gz arrived for 300 ms, so the upload was stopped and what had arrived was deleted. Add the file again.');
+      expect(cut.text).toContain('No byte of slow.tar.gz arrived for 2 s, so the upload was stopped and what had arrived was deleted. Add the file again.');
       expect(files()).toEqual([]);
       // A body that keeps coming is no idle one, however slowly it started.
       const steady = await post(own, 200 * 1024);
@@ -252,8 +253,8 @@ describe('staging limits (browser mode)', () => {
     }
   });
 
-  // Real disks: a tmpfs mounted over the staging folder (CI runs as root, as this machine does).
-  const root = process.getuid?.() === 0;
+  // Real disks: a tmpfs mounted over the staging folder (CI runs as root, as this machine does; without the right to mount, these cannot run).
+  const root = canMount();
   async function onTmpfs<T>(name: string, size: string, staging: { maxBytes?: number; reserveBytes?: number }, run: (app: TestBackend, stagingDir: string) => Promise<T>): Promise<T> {
     const userData = join(dir.path, name);
     const stagingDir = join(userData, 'staging');

@@ -62,7 +62,14 @@ function cliWith(env: Record<string, string>, ...args: string[]): Cli {
     child.stdout?.on('data', (chunk: Buffer) => {
       out.stdout += chunk.toString('utf8');
       const newline = out.stdout.indexOf('\n');
-      if (newline >= 0) resolve(JSON.parse(out.stdout.slice(0, newline)) as Ready);
+      // Runs that do not serve (--check, --help) print other lines: `ready` then rejects, and nobody awaits it.
+      if (newline >= 0) {
+        try {
+          resolve(JSON.parse(out.stdout.slice(0, newline)) as Ready);
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      }
     });
     void exited.then((code) => reject(new Error(`the service exited (${code}) before it was ready:\n${out.stderr}`)));
   });
@@ -277,11 +284,14 @@ describe('service/main.ts', () => {
 });
 
 describe('service/main.ts --check', () => {
-  it('says the database and the disk agree on a sound data dir (exit 0), names every disagreement (exit 1), and the service logs the cheap part at start', async () => {
+  it('says the database and the disk agree on a sound data dir (exit 0), names every disagreement (exit 1), cannot check a dir without a database (exit 2), and the service logs the cheap part at start', async () => {
     const dataDir = newDataDir();
     const first = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir, '--demo');
     await first.ready;
     expect(await stop(first)).toBe(0);
+    const nothing = cli('--check', '--data-dir', newDataDir());
+    expect(await nothing.exited).toBe(2);
+    expect(nothing.out.stderr).toMatch(/cannot check: .* holds no fleet service database/);
     const sound = cli('--check', '--data-dir', dataDir);
     expect(await sound.exited).toBe(0);
     expect(sound.out.stdout).toMatch(/registry check: \d+ registry files \(sizes and SHA-256\) and 0 uploads checked: the database and the disk agree/);

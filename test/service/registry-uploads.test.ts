@@ -11,7 +11,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import type { UploadModuleFileRequest } from '../../proto/gen/fleet/app/v1/registry';
+import { startService } from '../../service/server';
 import { startHoldProxy } from '../helpers/hold-proxy';
+import { canMount } from '../helpers/mount';
 import { appCall, bearer, createKeyWithOrg, ownerMetadata, startTestService, tokenFor, uploadFile, type TestService } from './helpers';
 
 let t: TestService;
@@ -20,7 +22,8 @@ let orgId: string;
 let names = 0;
 
 beforeAll(async () => {
-  t = await startTestService({ uploads: { idleMs: 600, perKey: 4, total: 6 } });
+  // An idle bound long enough that a loaded machine's pauses never end a live stream, short enough for the idle test.
+  t = await startTestService({ uploads: { idleMs: 2000, perKey: 4, total: 6 } });
   owner = await ownerMetadata(t);
   orgId = (await appCall(t, 'createOrganization', { name: 'Uploads Co' }, owner)).organization!.id;
 });
@@ -263,7 +266,7 @@ describe('what one client can hold', () => {
     await heldEventually(info, 2000);
     expect(openParts()).toHaveLength(1);
     await quiet.done;
-    expect(quiet.answer()?.error).toMatchObject({ code: status.ABORTED, details: expect.stringMatching(/no chunk arrived for 0.6 s.*2000 bytes received are kept/) });
+    expect(quiet.answer()?.error).toMatchObject({ code: status.ABORTED, details: expect.stringMatching(/no chunk arrived for 2 s.*2000 bytes received are kept/) });
     expect(quiet.answer()?.error?.metadata.get('fleet-error-reason')).toEqual(['UPLOAD_IDLE']);
     expect(openParts()).toEqual([]);
     expect((await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info }, owner)).committedBytes).toBe(2000);
@@ -275,7 +278,8 @@ describe('what one client can hold', () => {
     const info = (i: number) => ({ moduleId, version: `4.0.${i}`, platform: 'linux/amd64' });
     const open: ReturnType<typeof openStream>[] = [];
     // Streams that keep sending a byte now and then, so the idle timeout does not end them during the test.
-    const alive = setInterval(() => open.forEach((s) => s.answer() === null && s.send(Buffer.from([1]))), 100);
+    const quiet = new Set<ReturnType<typeof openStream>>();
+    const alive = setInterval(() => open.forEach((s) => s.answer() === null && !quiet.has(s) && s.send(Buffer.from([1]))), 100);
     try {
       for (let i = 0; i < 4; i++) {
         open.push(openStream(info(i)));
@@ -288,8 +292,16 @@ describe('what one client can hold', () => {
       await fifth.done;
       expect(fifth.answer()?.error).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: expect.stringMatching(/this API key has 4 uploads streaming already/) });
       expect(fifth.answer()?.error?.metadata.get('fleet-error-reason')).toEqual(['UPLOAD_LIMIT']);
-      // A stream that continues one of the key's own files replaces that stream: let in at the bound.
-      const held = (await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info(0) }, owner)).committedBytes;
+      // A stream that continues one of the key's own files replaces that stream: let in at the bound. (The older one stops
+      // sending first, and what it sent has landed, so the offset read is the one the service holds.)
+      quiet.add(open[0]!);
+      let held = -1;
+      for (;;) {
+        const now = (await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info(0) }, owner)).committedBytes;
+        if (now === held) break;
+        held = now;
+        await sleep(150);
+      }
       const resumed = openStream(info(0), held);
       resumed.call.end();
       await resumed.done;
@@ -317,6 +329,70 @@ describe('what one client can hold', () => {
       clearInterval(alive);
       for (const s of open) s.call.cancel();
       await Promise.all(open.map((s) => s.done));
+    }
+  });
+});
+
+describe('races the review found', () => {
+  it('a stream of a file whose item is deleted meanwhile answers NOT_FOUND, half-closed or cut off, never INTERNAL', async () => {
+    for (const ending of ['half-close', 'cancel'] as const) {
+      const moduleId = await module();
+      const info = { moduleId, version: '6.0.0', platform: 'linux/amd64' };
+      const stream = openStream(info);
+      stream.send(bytes(5000));
+      await heldEventually(info, 5000);
+      await appCall(t, 'deleteRegistryItem', { itemId: moduleId }, owner);
+      const before = t.logs.filter((l) => l.includes('failed unexpectedly')).length;
+      if (ending === 'half-close') stream.call.end();
+      else stream.call.cancel();
+      await stream.done;
+      if (ending === 'half-close') expect(stream.answer()?.error).toMatchObject({ code: status.NOT_FOUND });
+      await sleep(200);
+      expect(t.logs.filter((l) => l.includes('failed unexpectedly')).length).toBe(before);
+    }
+  });
+
+  it('streams waiting on a completing file count against the key: they cannot get past its bound', async () => {
+    const moduleId = await module();
+    const info = { moduleId, version: '7.0.0', platform: 'linux/amd64' };
+    const file = Buffer.alloc(64 * 1024 * 1024, 5);
+    const first = openStream(info);
+    for (let at = 0; at < file.length; at += 1024 * 1024) first.send(file.subarray(at, at + 1024 * 1024));
+    first.call.end();
+    for (let i = 0; i < 500 && !(await appCall(t, 'getModuleFileUpload', { moduleFileInfo: info }, owner)).completing; i++) await sleep(5);
+    // Five more of the same file from the same key while it completes: the key's bound (4) stops them, the first in.
+    const more = Array.from({ length: 5 }, () => {
+      const s = openStream(info);
+      s.send(bytes(10));
+      s.call.end();
+      return s;
+    });
+    await Promise.all([first.done, ...more.map((m) => m.done)]);
+    const limited = more.filter((m) => m.answer()?.error?.code === status.RESOURCE_EXHAUSTED);
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(more.every((m) => [status.RESOURCE_EXHAUSTED, status.ALREADY_EXISTS].includes(m.answer()!.error!.code))).toBe(true);
+    expect(first.answer()?.error ?? null).toBeNull();
+  });
+
+  it('a second instance serving the same data dir refuses uploads (UNAVAILABLE, UPLOADS_ELSEWHERE); the first keeps taking them', async () => {
+    const second = await startService({ listen: '127.0.0.1:0', dataDir: t.dataDir, simulate: false, log: () => undefined });
+    const app2 = new AppServiceClient(second.address, credentials.createInsecure());
+    try {
+      const moduleId = await module();
+      const info = { moduleId, version: '8.0.0', platform: 'linux/amd64' };
+      const refused = await new Promise<ServiceError | null>((resolve) => {
+        const c = app2.uploadModuleFile(owner, (e) => resolve(e));
+        c.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: 0 });
+        c.write({ moduleFile: { $case: 'file', value: bytes(10) }, writeOffset: 0 });
+        c.end();
+      });
+      expect(refused).toMatchObject({ code: status.UNAVAILABLE, details: expect.stringMatching(new RegExp(`another instance of the fleet service \\(pid ${process.pid}\\) serving this data dir takes its uploads`)) });
+      expect(refused?.metadata.get('fleet-error-reason')).toEqual(['UPLOADS_ELSEWHERE']);
+      // The first still takes them.
+      expect(await uploadFile(t, info, [bytes(10)], owner)).toMatchObject({ sizeBytes: 10 });
+    } finally {
+      app2.close();
+      await second.close();
     }
   });
 });
@@ -350,9 +426,9 @@ describe('dead peers and full disks', () => {
     }
   });
 
-  // A real full disk: a 1 MiB tmpfs mounted over the service's uploads folder (CI runs as root, as this machine does).
-  const root = process.getuid?.() === 0;
-  it.runIf(root)('a full disk answers RESOURCE_EXHAUSTED (DISK_FULL) saying what to free, logged once, removes the refused bytes, and uploads work again once there is room', async () => {
+  // A real full disk: a 1 MiB tmpfs mounted over the service's uploads folder (CI runs as root, as this machine does; where
+  // mounting is not allowed, the test cannot make a full disk and does not run).
+  it.runIf(canMount())('a full disk answers RESOURCE_EXHAUSTED (DISK_FULL) saying what to free, logged once, removes the refused bytes, and uploads work again once there is room', async () => {
     const moduleId = await module();
     const info = { moduleId, version: '5.0.0', platform: 'linux/amd64' };
     const uploads = join(t.dataDir, 'registry', 'uploads');
@@ -379,3 +455,4 @@ describe('dead peers and full disks', () => {
     expect(await uploadFile(t, info, mebibytes(file), owner)).toMatchObject({ sizeBytes: file.length, sha256: sha(file) });
   });
 });
+
