@@ -4,6 +4,9 @@
  * crash there costs one sync, never the app.
  */
 import { Worker } from 'node:worker_threads';
+import type { ErrorKind } from '../../common/result';
+import { AppError } from '../backend/errors';
+import type { SearchBound } from '../logs/cache';
 import type { CacheJobName, JobArgs, JobResult } from './jobs';
 
 export interface CacheWorkerOptions {
@@ -12,6 +15,8 @@ export interface CacheWorkerOptions {
   /** Node flags for the worker (tests load the TypeScript entry through tsx). */
   readonly execArgv?: readonly string[];
   readonly log?: (message: string) => void;
+  /** How long a log search may hold the worker (SEARCH_BOUND by default; tests make it small to reach it cheaply). */
+  readonly searchBound?: Partial<SearchBound>;
 }
 
 interface Pending {
@@ -33,8 +38,8 @@ export class CacheWorker {
   }
 
   #start(): Worker {
-    const worker = new Worker(this.#options.entry, { workerData: { path: this.#path }, execArgv: [...(this.#options.execArgv ?? [])] });
-    worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+    const worker = new Worker(this.#options.entry, { workerData: { path: this.#path, searchBound: this.#options.searchBound }, execArgv: [...(this.#options.execArgv ?? [])] });
+    worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind }) => {
       // id 0: the worker's own background work (indexing log lines) reports a failure.
       if (message.id === 0 && !message.ok) this.#options.log?.(`cache worker: ${message.error ?? 'background work failed'}`);
       const pending = this.#pending.get(message.id);
@@ -42,6 +47,7 @@ export class CacheWorker {
       this.#pending.delete(message.id);
       if (this.#pending.size === 0) worker.unref();
       if (message.ok) pending.resolve(message.value);
+      else if (message.kind !== undefined) pending.reject(new AppError(message.kind, message.error ?? 'the cache worker failed'));
       else pending.reject(new Error(message.error ?? 'the cache worker failed'));
     });
     const fail = (why: string) => {

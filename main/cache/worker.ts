@@ -5,7 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { cacheJobs, READ_JOBS, STREAM_JOBS, streaming, type CacheJobName } from './jobs';
-import { indexPending, mergeIndexInSteps, mergeIndexStep } from '../logs/cache';
+import { indexPending, mergeIndexInSteps, mergeIndexStep, setSearchBound, type SearchBound } from '../logs/cache';
+import { isErrorKind } from '../../common/result';
 
 interface Request {
   readonly id: number;
@@ -15,7 +16,7 @@ interface Request {
 
 const port = parentPort;
 if (port === null) throw new Error('the cache worker runs only as a worker thread');
-const { path } = workerData as { path: string };
+const { path, searchBound } = workerData as { path: string; searchBound?: Partial<SearchBound> };
 // The main thread created and migrated the file before starting us.
 const db = new Database(path, { fileMustExist: true });
 db.pragma('journal_mode = WAL');
@@ -36,6 +37,7 @@ const reader = new Database(path, { fileMustExist: true, readonly: true });
 reader.pragma('cache_size = -4000');
 
 mergeIndexInSteps(db);
+if (searchBound) setSearchBound(db, searchBound);
 
 /** Writes that arrived while a streamed replacement was open: they run after it ends, in order. */
 const deferred: Request[] = [];
@@ -49,7 +51,9 @@ function execute(message: Request): void {
     const value = run(message.job === 'readTree' ? reader : db, ...message.args);
     port?.postMessage({ id: message.id, ok: true, value });
   } catch (e) {
-    port?.postMessage({ id: message.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+    // An expected failure (a search too broad) keeps its kind: main answers it as that, not as a bug.
+    const kind = e instanceof Error && 'kind' in e && isErrorKind(e.kind) ? e.kind : undefined;
+    port?.postMessage({ id: message.id, ok: false, error: e instanceof Error ? e.message : String(e), kind });
   }
 }
 

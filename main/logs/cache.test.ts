@@ -4,7 +4,7 @@ import { openCache } from '../cache/cache';
 import { cacheJobs } from '../cache/jobs';
 import { TailRobotPartLogsResponse } from '../../proto/gen/fleet/app/v1/logs';
 import { packMessages, unpackMessages } from './convert';
-import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, mergeIndexInSteps, mergeIndexStep, putLogParts, readDetail, searchLogs, timeOfKey, viewKeys, type IncomingEntry } from './cache';
+import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, mergeIndexInSteps, mergeIndexStep, putLogParts, readDetail, SearchBudget, searchLogs, SearchTooBroad, setSearchBound, textKeys, timeOfKey, viewKeys, type IncomingEntry } from './cache';
 
 const T0 = Date.parse('2026-11-24T10:00:00.000Z');
 const LEVELS: LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -233,5 +233,164 @@ describe('log views', () => {
     expect(cacheJobs.logsFilter(db, 'v', logFilter.parse({ levels: ['ERROR'] })).total).toBe(viewKeys(db, ['p1'], logFilter.parse({ levels: ['ERROR'] })).keys.length);
     expect(cacheJobs.logsFilter(db, 'v', all).total).toBe(left.length);
     expect(cacheJobs.logsRows(db, 'v', 0, 1000).lines.map((l) => l.key)).toEqual(left);
+  });
+});
+
+describe('any text is a literal', () => {
+  /** Messages holding what FTS5's query syntax, LIKE or SQLite's C strings would take for something else. */
+  const odd = [
+    'nul a\u0000b inside',
+    'quote say "hi" now',
+    'fts NEAR(motor stalled, 3) here',
+    'caret ^start and star* ops',
+    'bool motor AND stalled OR NOT x',
+    'ctl tab\there\u0001\u001f\u007f end',
+    'like 100%_done \\ back',
+    'col column:value -minus +plus {a b}',
+    'lone \ud800 half',
+  ];
+  const texts: [string, string][] = [
+    ['a\u0000b', 'nul a\u0000b inside'],
+    ['\u0000b ins', 'nul a\u0000b inside'],
+    ['\u0000', 'nul a\u0000b inside'],
+    ['"hi"', 'quote say "hi" now'],
+    ['y "', 'quote say "hi" now'],
+    ['NEAR(motor', 'fts NEAR(motor stalled, 3) here'],
+    ['^start', 'caret ^start and star* ops'],
+    ['star*', 'caret ^start and star* ops'],
+    ['AND stalled OR NOT', 'bool motor AND stalled OR NOT x'],
+    ['\there\u0001\u001f\u007f', 'ctl tab\there\u0001\u001f\u007f end'],
+    ['100%_', 'like 100%_done \\ back'],
+    ['\\', 'like 100%_done \\ back'],
+    ['column:value -minus', 'col column:value -minus +plus {a b}'],
+    ['{a b}', 'col column:value -minus +plus {a b}'],
+    ['\ud800 h', 'lone \ud800 half'],
+    ['\ud800', 'lone \ud800 half'],
+    // Longer than a phrase, with a NUL: looked up by some of its trigrams, then checked whole.
+    ['nul a\u0000b inside', 'nul a\u0000b inside'],
+  ];
+
+  it.each([
+    ['indexed', true],
+    ['pending', false],
+  ])('finds the line holding the text, whatever it holds, by search and by views — lines %s', (_, index) => {
+    const db = openCache(':memory:');
+    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [...Array.from({ length: 50 }, (_, i) => entry(i)), ...odd.map((message, i) => entry(100 + i, { message }))] }], [], 1, { maxLines: 1e6, maxBytes: 1e9 });
+    if (index) indexPending(db, 1000);
+    cacheJobs.logsOpen(db, 'v', ['p1'], all);
+    for (const [text, line] of texts) {
+      // SQLite stores a lone surrogate as U+FFFD: that is the line's message now.
+      const expected = [line.replace('\ud800', '\ufffd')];
+      const label = JSON.stringify(text);
+      expect(searchLogs(db, logFilter.parse({ text }), 10, null).hits.map((h) => h.message), label).toEqual(expected);
+      expect(searchLogs(db, logFilter.parse({ text: text.toUpperCase() }), 10, null).hits.map((h) => h.message), label).toEqual(expected);
+      expect(cacheJobs.logsFilter(db, 'v', logFilter.parse({ text })).total, label).toBe(1);
+      expect(cacheJobs.logsRows(db, 'v', 0, 10).lines.map((l) => l.message), label).toEqual(expected);
+      expect(cacheJobs.logsOpen(db, 'w', ['p1'], logFilter.parse({ text })).total, label).toBe(1);
+      expect(viewKeys(db, ['p1'], logFilter.parse({ text })).keys, label).toHaveLength(1);
+    }
+    // A line taken while the filter is set is checked the same way.
+    cacheJobs.logsFilter(db, 'v', logFilter.parse({ text: 'a\u0000b' }));
+    const { updates } = cacheJobs.logsAppend(db, [{ partId: 'p1', entries: [entry(200, { message: 'new A\u0000B' }), entry(201)] }], [], 2, { maxLines: 1e6, maxBytes: 1e9 });
+    expect(updates.find((u) => u.viewId === 'v')).toMatchObject({ total: 2, appended: 1, lines: [{ message: 'new A\u0000B' }] });
+  });
+});
+
+describe('a search is bounded', () => {
+  const retention = { maxLines: 1e6, maxBytes: 1e9 };
+  /** 3,000 lines with runs of dashes (what makes a trigram index work hardest), then 20 ordinary ones. */
+  function dashes(index: boolean) {
+    const db = openCache(':memory:');
+    const lines = [...Array.from({ length: 3000 }, (_, i) => entry(i, { message: `${'-'.repeat(20 + (i % 40))} section ${i}` })), ...Array.from({ length: 20 }, (_, i) => entry(3000 + i))];
+    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: lines }], [], 1, retention);
+    if (index) indexPending(db, 10_000);
+    return db;
+  }
+  /** A budget of entries read, with no deadline (the figure a test can assert on whatever the machine). */
+  const entries = (maxVisited: number) => new SearchBudget({ deadlineMs: 3_600_000, maxVisited });
+
+  it.each([
+    ['indexed', true],
+    ['pending', false],
+  ])('stops a text too broad to finish at its budget, with what it found or "too broad"; a common text still answers its newest page — lines %s', (_, index) => {
+    const db = dashes(index);
+    // Every line with dashes holds the text's only trigram, none the text: all 3,000 would be read.
+    const budget = entries(1000);
+    let error: unknown;
+    try {
+      searchLogs(db, logFilter.parse({ text: '-'.repeat(500) }), 100, null, budget);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SearchTooBroad);
+    expect(error).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/too common.*Make it longer or more specific/) as unknown });
+    expect(budget.visited).toBeGreaterThanOrEqual(1000);
+    expect(budget.visited).toBeLessThan(2000);
+    // Matches among the lines read (every 40th line has 59 dashes): the newest of them, said to have more.
+    const partial = searchLogs(db, logFilter.parse({ text: `${'-'.repeat(59)} section` }), 100, null, entries(1000));
+    expect(partial.more).toBe(true);
+    expect(partial.hits.length).toBeGreaterThan(0);
+    expect(partial.hits.length).toBeLessThan(75);
+    expect(partial.hits[0]!.message).toBe(`${'-'.repeat(59)} section 2999`);
+    expect(partial.hits.every((h) => h.message.startsWith(`${'-'.repeat(59)} section`))).toBe(true);
+    // Within the whole budget, the walk reaches the end: nothing more.
+    expect(searchLogs(db, logFilter.parse({ text: '-'.repeat(500) }), 100, null, entries(1e6))).toEqual({ hits: [], more: false });
+    // A common text: its newest page at once (the first step of each walk holds it).
+    const common = entries(1000);
+    const page = searchLogs(db, logFilter.parse({ text: '------' }), 100, null, common);
+    expect(page.hits).toHaveLength(100);
+    expect(page.more).toBe(true);
+    expect(page.hits[0]!.message).toContain('section 2999');
+    expect(common.steps).toBeLessThanOrEqual(2);
+    expect(common.visited).toBeLessThanOrEqual(1024);
+  });
+
+  it('bounds texts the index cannot look up, and filters of levels and sources alone', () => {
+    const db = dashes(true);
+    for (const filter of [{ text: 'q\u0000' }, { text: 'Ω' }, { sources: ['no.such'] }, { text: 'section', levels: ['ERROR'], sources: ['no.such'] }]) {
+      const budget = entries(1000);
+      expect(() => searchLogs(db, logFilter.parse(filter), 100, null, budget), JSON.stringify(filter)).toThrow(SearchTooBroad);
+      expect(budget.visited, JSON.stringify(filter)).toBeLessThan(2000);
+    }
+    expect(searchLogs(db, logFilter.parse({ text: 'Ω' }), 100, null, entries(1e6))).toEqual({ hits: [], more: false });
+  });
+
+  it('bounds a view\'s text filter: one too broad fails and leaves the view as it was (a reload too); a view that cannot open is not kept', () => {
+    const db = dashes(true);
+    cacheJobs.logsAppend(db, [{ partId: 'p2', entries: Array.from({ length: 50 }, (_, i) => entry(i, { entryId: `b${i}` })) }], [], 2, retention);
+    setSearchBound(db, { deadlineMs: 3_600_000, maxVisited: 1000 });
+    expect(() => textKeys(db, '-'.repeat(500))).toThrow(SearchTooBroad);
+    expect(textKeys(db, '-'.repeat(500), entries(1e6))).toEqual([]);
+    cacheJobs.logsOpen(db, 'v', ['p1'], all);
+    const errors = cacheJobs.logsFilter(db, 'v', logFilter.parse({ levels: ['ERROR'] }));
+    const shown = cacheJobs.logsRows(db, 'v', 0, 1000).lines;
+    expect(shown.every((l) => l.level === 'ERROR')).toBe(true);
+    for (const text of ['-'.repeat(500), 'q\u0000']) {
+      expect(() => cacheJobs.logsFilter(db, 'v', logFilter.parse({ text })), JSON.stringify(text)).toThrow(/Filtering this view by .* would take too long/);
+      expect(cacheJobs.logsState(db, 'v')).toEqual(errors);
+      expect(cacheJobs.logsRows(db, 'v', 0, 1000).lines).toEqual(shown);
+    }
+    // What logs.older does after fetching history: reload the views of the part.
+    expect(() => cacheJobs.logsReload(db, ['p1'])).not.toThrow();
+    expect(cacheJobs.logsRows(db, 'v', 0, 1000).lines).toEqual(shown);
+    // A view of a few lines reads them rather than the index's 3,000 matches.
+    cacheJobs.logsOpen(db, 'small', ['p2'], all);
+    expect(cacheJobs.logsFilter(db, 'small', logFilter.parse({ text: '-'.repeat(500) })).total).toBe(0);
+    expect(cacheJobs.logsFilter(db, 'small', logFilter.parse({ text: 'line 4' })).total).toBe(11);
+    // A filter set before the cache grew past the budget: reloading keeps its lines.
+    setSearchBound(db, { deadlineMs: 3_600_000, maxVisited: 1e6 });
+    cacheJobs.logsFilter(db, 'v', logFilter.parse({ text: 'section 1' }));
+    const before = cacheJobs.logsRows(db, 'v', 0, 2000).lines;
+    cacheJobs.logsAppend(db, [{ partId: 'p1', entries: Array.from({ length: 3000 }, (_, i) => entry(5000 + i, { message: `section 1${i} later` })) }], [], 3, retention);
+    indexPending(db, 10_000);
+    setSearchBound(db, { deadlineMs: 3_600_000, maxVisited: 10 });
+    const grown = cacheJobs.logsReload(db, ['p1']);
+    expect(grown.map((u) => u.viewId)).toContain('v');
+    expect(cacheJobs.logsState(db, 'v').total).toBe(before.length + 3000);
+    // Opening with a filter too broad: no view is kept, and no other is evicted for it.
+    const opened = ['v', 'small'];
+    expect(() => cacheJobs.logsOpen(db, 'broad', ['p1'], logFilter.parse({ text: '-'.repeat(500) }))).toThrow(SearchTooBroad);
+    expect(cacheJobs.logsHasView(db, 'broad')).toBe(false);
+    for (const id of opened) expect(cacheJobs.logsHasView(db, id)).toBe(true);
   });
 });

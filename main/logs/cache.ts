@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { LOG_LEVELS, type LogDetail, type LogFilter, type LogLevel, type LogLine, type LogRetention, type LogSearchHit } from '../../common/logs';
 import type { JsonObject } from '../../common/schemas';
+import type { Statement } from 'better-sqlite3';
 import type { CacheDb } from '../cache/cache';
 
 /** Keys count from here (2020-01-01): ms × KEY_SLOTS stays an exact double until 2089. */
@@ -269,14 +270,371 @@ function levelAndSourceSql(filter: Pick<LogFilter, 'levels' | 'sources'>, params
   return where;
 }
 
-/** An FTS5 phrase for a substring (the trigram tokenizer needs 3 characters or more). */
-function phrase(text: string): string | null {
-  return [...text].length >= 3 ? `"${text.replace(/"/g, '""')}"` : null;
+/**
+ * A filter's text as it is searched for: any text is a literal (FTS5's syntax means nothing in it),
+ * and a lone UTF-16 surrogate, which SQLite stores as U+FFFD, is U+FFFD here too, so the cache's
+ * answer and a view's in-memory check of new lines (lineMatches) agree.
+ */
+export function searchText(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
-/** `text` as a LIKE pattern (case-insensitive for ASCII, as the trigram index is), for texts too short for it. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * How long a search (a `logs.search` page, a view's text filter) may hold the cache worker. A search
+ * walks newest first in steps, each of bounded cost (MAX_STEP, MAX_INDEX_ONLY_STEP; see TextPlan and
+ * walkIndex), and starts no step once either bound is spent: it then answers what it found (a search
+ * page with `more`), or SearchTooBroad when it found nothing (a view's filter, which needs every
+ * match, always does). So the worker is held for at most `deadlineMs` plus one step (~10–20 ms),
+ * whatever the text and however large the cache.
+ */
+export interface SearchBound {
+  /** Worker time after which no further step starts. */
+  readonly deadlineMs: number;
+  /** Index entries and lines read at most: the same bound whatever the machine's speed. */
+  readonly maxVisited: number;
+}
+
+export const SEARCH_BOUND: SearchBound = { deadlineMs: 100, maxVisited: 1_000_000 };
+
+/** The first step's size (index entries or lines); each next step doubles, up to MAX_STEP (or MAX_INDEX_ONLY_STEP). */
+const FIRST_STEP = 256;
+/**
+ * The first step of a search's index walk: entries of its trigram, up to ~2 µs each (the line read
+ * and checked), fewer once a page of matches is found. A search for a common word ends in it; with
+ * smaller steps, most of its time went to setting up FTS5 queries (~50 µs each).
+ */
+const FIRST_INDEX_STEP = 1024;
+/** The largest step: 4,096 entries at ~4 µs each at worst (a candidate read and checked in JS) is ~16 ms. */
+const MAX_STEP = 4096;
+/** The largest step of a walk that reads index entries only (~0.3 µs each): ~10 ms. */
+const MAX_INDEX_ONLY_STEP = 32_768;
+
+const bounds = new WeakMap<CacheDb, SearchBound>();
+
+/** Bound the searches on this connection (the cache worker's, from its options); SEARCH_BOUND otherwise. */
+export function setSearchBound(db: CacheDb, bound: Partial<SearchBound>): void {
+  bounds.set(db, { ...SEARCH_BOUND, ...bound });
+}
+
+/** What one search may still spend, and what it spent (steps and entries or lines read). */
+export class SearchBudget {
+  visited = 0;
+  steps = 0;
+  readonly #maxVisited: number;
+  readonly #until: number;
+
+  constructor(bound: SearchBound = SEARCH_BOUND, until = performance.now() + bound.deadlineMs) {
+    this.#maxVisited = bound.maxVisited;
+    this.#until = until;
+  }
+
+  /** The budget of `db`'s searches (see setSearchBound). */
+  static of(db: CacheDb): SearchBudget {
+    return new SearchBudget(bounds.get(db) ?? SEARCH_BOUND);
+  }
+
+  /** Whether a further step must not start. */
+  get spent(): boolean {
+    return this.visited >= this.#maxVisited || performance.now() >= this.#until;
+  }
+
+  /** A part of this budget, at most `maxVisited` of what is left, until the same deadline; `settle` adds what it spent. */
+  part(maxVisited: number): SearchBudget {
+    return new SearchBudget({ deadlineMs: 0, maxVisited: Math.min(maxVisited, this.#maxVisited - this.visited) }, this.#until);
+  }
+
+  settle(part: SearchBudget): void {
+    this.visited += part.visited;
+    this.steps += part.steps;
+  }
+
+  take(visited: number): void {
+    this.visited += visited;
+    this.steps += 1;
+  }
+}
+
+/** A search that could not finish within its SearchBound: the message says what to do (kind crosses the worker: main/cache/worker.ts). */
+export class SearchTooBroad extends Error {
+  readonly kind = 'invalid';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'SearchTooBroad';
+  }
+}
+
+/** A text as a message quotes it: short, control characters escaped. */
+function quoted(text: string): string {
+  const chars = [...text];
+  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : text);
+}
+
+function tooBroadSearch(text: string): SearchTooBroad {
+  return new SearchTooBroad(
+    text === ''
+      ? 'The search stopped before finding a line: too few cached lines match these levels and sources to find them in time. Narrow it by time range, or widen the levels or sources.'
+      : `The search for ${quoted(text)} stopped before finding a line: the text is too common in the cache to look through in time. Make it longer or more specific, or narrow the search by level, source or time range.`,
+  );
+}
+
+function tooBroadFilter(text: string): SearchTooBroad {
+  return new SearchTooBroad(
+    [...text].length < 3
+      ? `Filtering this view by ${quoted(text)} would take too long: a text under 3 characters is looked for line by line, and the view has too many lines. Type at least 3 characters.`
+      : `Filtering this view by ${quoted(text)} would take too long: too many cached lines contain parts of it. Make the text longer or more specific.`,
+  );
+}
+
+/** At most this many of a text's trigrams are considered to walk along (see walkIndex). */
+const MAX_DRIVERS = 8;
+
+/**
+ * How the index answers a text: by walking one of its trigrams' entries (the `driver`, see
+ * walkIndex) and checking each line against the whole text (containsSql). Never by a phrase or an
+ * AND of trigrams: FTS5 seeks through every segment of every other trigram for each entry of the
+ * rarest one (~10 µs per entry per common trigram over 18 segments, newest first), and it checks a
+ * phrase's positions per row (500 dashes: 498 trigrams × every dash of every line with dashes) — both
+ * grow with the text and the index. One trigram's entries cost ~0.1 µs each, a line read and checked
+ * ~2 µs, whatever the text.
+ */
+interface TextPlan {
+  /** The text lowercased: what a line's lowercased message must contain (containsSql, lineMatches). */
+  readonly lower: string;
+  /** FTS5 expressions of single trigrams of the text (at most MAX_DRIVERS, spread over it); none when it has none (under 3 characters, NULs). */
+  readonly drivers: readonly string[];
+  /** Whether a driver's lines must be checked against the text (all but a text that is one trigram). */
+  readonly verify: boolean;
+}
+
+/** An FTS5 string: a literal whatever it holds (but a NUL, which the callers leave out). */
+function ftsString(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+/** At most `n` of `items`, spread evenly from first to last. */
+function spread<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))] as T);
+}
+
+function planText(text: string): TextPlan {
+  const chars = [...text];
+  const grams: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) {
+    const gram = chars.slice(i, i + 3).join('');
+    const folded = gram.toLowerCase();
+    if (gram.includes('\u0000') || seen.has(folded)) continue;
+    seen.add(folded);
+    grams.push(gram);
+  }
+  return { lower: text.toLowerCase(), drivers: spread(grams, MAX_DRIVERS).map(ftsString), verify: !(chars.length === 3 && grams.length === 1) };
+}
+
+/**
+ * SQL: whether `column` contains the parameter (given twice: a text lowercased as JS does), as
+ * lineMatches checks it, literally whatever the text holds (a NUL too, which LIKE's pattern cannot).
+ * For a message of ASCII only (`length` stops at a NUL: one holding NULs is not) SQLite's lower() and
+ * instr() say the same as JS and cost ~0.1 µs; others call log_contains, in JS (~2 µs).
+ */
+function containsSql(column: string): string {
+  return `(CASE WHEN octet_length(${column}) = length(${column}) THEN instr(lower(${column}), ?) > 0 ELSE log_contains(${column}, ?) END)`;
+}
+
+const withFunctions = new WeakSet<CacheDb>();
+
+/**
+ * Searches' statements, prepared once per connection and SQL text (a search runs a few: preparing
+ * them each time cost about as much as running them). The SQL varies only with the number of levels
+ * and sources filtered on, so this stays small; it is emptied past 200 all the same.
+ */
+const searchStatements = new WeakMap<CacheDb, Map<string, Statement<unknown[]>>>();
+function statement(db: CacheDb, sql: string): Statement<unknown[]> {
+  let cache = searchStatements.get(db);
+  if (!cache) searchStatements.set(db, (cache = new Map()));
+  let prepared = cache.get(sql);
+  if (!prepared) {
+    if (cache.size >= 200) cache.clear();
+    cache.set(sql, (prepared = db.prepare<unknown[]>(sql)));
+  }
+  return prepared;
+}
+
+/** log_contains(message, lower) on this connection: what lineMatches checks. */
+function ensureFunctions(db: CacheDb): void {
+  if (withFunctions.has(db)) return;
+  db.function('log_contains', { deterministic: true }, (message: unknown, lower: unknown) => (typeof message === 'string' && message.toLowerCase().includes(String(lower)) ? 1 : 0));
+  withFunctions.add(db);
+}
+
+/** A condition on `logs` rows with its parameters (null: every row). */
+interface Condition {
+  readonly sql: string | null;
+  readonly params: readonly unknown[];
+}
+
+function condition(filter: Pick<LogFilter, 'levels' | 'sources'> | null, lower: string | null): Condition {
+  const params: unknown[] = [];
+  const where = filter === null ? [] : levelAndSourceSql(filter, params);
+  if (lower !== null) {
+    where.push(containsSql('logs.message'));
+    params.push(lower, lower);
+  }
+  return { sql: where.length === 0 ? null : where.join(' AND '), params };
+}
+
+/** A walk newest first: the matching keys found (descending); every match at or above `floor` is among them. */
+interface Walk {
+  readonly keys: number[];
+  readonly floor: number;
+  /** Whether it walked down to the range's lower end (false: it stopped at `want` keys or at its budget). */
+  readonly complete: boolean;
+}
+
+/**
+ * One step below `hi`: the matching keys of the next `size` entries (newest first, at most `want`),
+ * every match in [floor, hi) among them; `done` when nothing is left below (the range's end reached).
+ */
+type Step = (hi: number, size: number, want: number) => { keys: number[]; floor: number; done: boolean; read: number };
+
+/** Walk [lower, upper) newest first in growing steps (from `firstStep` up to `maxStep`) until `want` keys, the range's end or the budget's. */
+function walkNewest(upper: number, lower: number, want: number, budget: SearchBudget, step: Step, maxStep = MAX_STEP, firstStep = FIRST_STEP): Walk {
+  const keys: number[] = [];
+  let hi = upper;
+  let size = firstStep;
+  for (;;) {
+    const found = step(hi, size, want - keys.length);
+    budget.take(found.read);
+    for (const key of found.keys) keys.push(key);
+    if (found.done) return { keys, floor: lower, complete: true };
+    hi = found.floor;
+    if (keys.length >= want || budget.spent) return { keys, floor: hi, complete: false };
+    size = Math.min(size * 2, maxStep);
+  }
+}
+
+interface StepRow {
+  keys: string | null;
+  lowest: number | null;
+  read: number;
+}
+
+/**
+ * Keys from a JSON array as SQLite built it, newest first. They come in the order the query walked
+ * them (either way); an ORDER BY inside the aggregate would sort them again, at ~0.6 µs a key.
+ */
+function newestFirst(json: string | null): number[] {
+  const keys = json === null ? [] : (JSON.parse(json) as number[]);
+  let ascending = true;
+  let descending = true;
+  for (let i = 1; i < keys.length && (ascending || descending); i++) {
+    if ((keys[i] as number) < (keys[i - 1] as number)) ascending = false;
+    else descending = false;
+  }
+  if (descending) return keys;
+  return ascending ? keys.reverse() : keys.sort((a, b) => b - a);
+}
+
+/** A step that read `size` entries (or fewer: then the range's end) and kept the matching ones. */
+function stepResult(row: StepRow, hi: number, size: number): { keys: number[]; floor: number; done: boolean; read: number } {
+  return { keys: newestFirst(row.keys), floor: row.lowest ?? hi, done: row.read < size, read: row.read };
+}
+
+/**
+ * Lines of a table walked by key (`logs` itself, or the lines still waiting for the index), newest
+ * first, that satisfy `where`: each step reads `size` lines, whatever matches.
+ */
+function walkLines(db: CacheDb, from: 'logs' | 'pending', where: Condition, upper: number, lower: number, want: number, budget: SearchBudget): Walk {
+  const rows =
+    from === 'logs'
+      ? 'SELECT key, level, source, message FROM logs WHERE key < ? AND key >= ? ORDER BY key DESC LIMIT ?'
+      : 'SELECT logs.key, logs.level, logs.source, logs.message FROM log_fts_pending AS pending CROSS JOIN logs ON logs.key = pending.key WHERE pending.key < ? AND pending.key >= ? ORDER BY pending.key DESC LIMIT ?';
+  const filter = where.sql === null ? '' : ` FILTER (WHERE ${where.sql})`;
+  const step = statement(db, `SELECT json_group_array(logs.key)${filter} AS keys, min(logs.key) AS lowest, count(*) AS read FROM (${rows}) AS logs`);
+  return walkNewest(upper, lower, want, budget, (hi, size) => stepResult(step.get(...where.params, hi, lower, size) as StepRow, hi, size));
+}
+
+/** Entries read to compare trigrams: enough to tell a rare one from a common one (FTS5's setup, ~50 µs, is most of a probe). */
+const PROBE = 16;
+/** How long a trigram's measured sparsity is used before it is measured again. */
+const PROBE_TTL_MS = 30_000;
+/**
+ * Per connection: how many keys each trigram's newest PROBE entries span (Infinity: it has fewer),
+ * and when that was measured. Searches typed a character at a time, paged and run again share
+ * trigrams; this spares them the probes. Only which trigram is walked depends on it, never an answer.
+ */
+const sparsities = new WeakMap<CacheDb, Map<string, { readonly span: number; readonly atMs: number }>>();
+
+/**
+ * Indexed lines satisfying `where` (the text's check among them), newest first, walking one trigram
+ * of the text (see TextPlan): a step reads the driver's next `size` entries and the lines they point
+ * to. The driver is the sparsest of the text's trigrams (the one whose newest entries reach back
+ * furthest): the fewer lines it points to that do not match, the fewer a step reads.
+ */
+function walkIndex(db: CacheDb, plan: TextPlan, where: Condition, upper: number, lower: number, want: number, budget: SearchBudget): Walk {
+  // Rowid bounds cast: better-sqlite3 binds a number as a REAL, and FTS5 takes only INTEGER bounds
+  // as a range to seek (a REAL one it checks on every row it walks).
+  const driverRows = 'SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? AND rowid < CAST(? AS INTEGER) AND rowid >= CAST(? AS INTEGER) ORDER BY rowid DESC LIMIT ?';
+  const joined = `(${driverRows}) AS d CROSS JOIN logs ON logs.key = d.rowid`;
+  const filter = where.sql === null ? '' : ` FILTER (WHERE ${where.sql})`;
+  // Every match among the step's entries (a view's filter needs them all): one pass, one FTS5 query.
+  const all = statement(db, `SELECT json_group_array(d.rowid)${filter} AS keys, min(d.rowid) AS lowest, count(*) AS read FROM ${where.sql === null ? `(${driverRows}) AS d` : joined}`);
+  // The newest `wanted` (a search's page): SQLite walks the entries newest first and stops there.
+  const newest = statement(db, `SELECT json_group_array(key) FROM (SELECT d.rowid AS key FROM ${joined}${where.sql === null ? '' : ` WHERE ${where.sql}`} ORDER BY d.rowid DESC LIMIT ?)`).pluck();
+  const span = statement(db, `SELECT min(rowid) AS lowest, count(*) AS read FROM (${driverRows})`);
+  const driver = sparsest(db, plan.drivers, upper, lower, budget);
+  return walkNewest(
+    upper,
+    lower,
+    want,
+    budget,
+    (hi, size, wanted) => {
+      if (!Number.isFinite(wanted)) return stepResult(all.get(...where.params, driver, hi, lower, size) as StepRow, hi, size);
+      const keys = newestFirst(newest.get(driver, hi, lower, size, ...where.params, wanted) as string);
+      // At `wanted` keys the step may have stopped early: it covered the range down to the last one.
+      if (keys.length >= wanted) return { keys, floor: keys.at(-1) as number, done: false, read: size };
+      const range = span.get(driver, hi, lower, size) as { lowest: number | null; read: number };
+      return { keys, floor: range.lowest ?? hi, done: range.read < size, read: range.read };
+    },
+    where.sql === null ? MAX_INDEX_ONLY_STEP : MAX_STEP,
+    Number.isFinite(want) ? FIRST_INDEX_STEP : FIRST_STEP,
+  );
+}
+
+/** Of `drivers`, the one whose newest PROBE entries below `upper` span the most keys (or that has fewer). */
+function sparsest(db: CacheDb, drivers: readonly string[], upper: number, lower: number, budget: SearchBudget): string {
+  if (drivers.length === 1) return drivers[0] as string;
+  let known = sparsities.get(db);
+  if (!known) sparsities.set(db, (known = new Map()));
+  if (known.size > 10_000) known.clear();
+  const probe = statement(db, 'SELECT max(rowid) - min(rowid) AS span, count(*) AS read FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? AND rowid < CAST(? AS INTEGER) AND rowid >= CAST(? AS INTEGER) ORDER BY rowid DESC LIMIT ?)');
+  const nowMs = Date.now();
+  let best = drivers[0] as string;
+  let widest = -1;
+  for (const driver of drivers) {
+    let measured = known.get(driver);
+    if (measured === undefined || nowMs - measured.atMs > PROBE_TTL_MS) {
+      const found = probe.get(driver, upper, lower, PROBE) as { span: number | null; read: number };
+      budget.visited += found.read;
+      measured = { span: found.read < PROBE ? Infinity : (found.span ?? 0), atMs: nowMs };
+      known.set(driver, measured);
+    }
+    if (measured.span > widest) {
+      best = driver;
+      widest = measured.span;
+    }
+    if (measured.span === Infinity) break;
+  }
+  return best;
+}
+
+/** The matching keys of both walks that lie above both floors (all matches there), newest first. */
+function mergeWalks(walks: readonly Walk[]): { keys: number[]; complete: boolean } {
+  const floor = Math.max(...walks.map((w) => w.floor));
+  let keys: number[] = [];
+  for (const walk of walks) keys = mergeSorted(keys, walk.keys.filter((k) => k >= floor), (k) => k, true);
+  return { keys, complete: walks.every((w) => w.complete) };
 }
 
 /**
@@ -297,51 +655,86 @@ function keysAndLevels(db: CacheDb, from: string, where: readonly string[], para
 
 /**
  * The keys and levels of a part set's lines matching the filter (its time range aside: a view
- * slices that itself), oldest first. Views filter their parts' lines in memory (see LogViews);
- * this reads them, and answers the filters that need the lines' sources or a text too short for
- * the index.
+ * slices that itself), oldest first, read line by line (no bound: a view reads its parts' lines
+ * with this when it opens, and filters by source with it). Views filter by text in memory
+ * (LogViews, textKeys, linesContaining); with a text this is what they must agree with.
  */
 export function viewKeys(db: CacheDb, partIds: readonly string[], filter: LogFilter): { keys: number[]; levels: number[] } {
-  const run = (from: string, textSql: string | null, textParam: string | null): { keys: number[]; levels: number[] } => {
-    const params: unknown[] = [];
-    const where: string[] = [];
-    if (textSql !== null) {
-      where.push(textSql);
-      params.push(textParam);
-    }
-    where.push(`logs.part_id IN (${partIds.map(() => '?').join(', ')})`);
-    params.push(...partIds);
-    where.push(...levelAndSourceSql(filter, params));
-    return keysAndLevels(db, from, where, params);
-  };
-  const match = filter.text === '' ? null : phrase(filter.text);
-  if (match === null) return run('logs', filter.text === '' ? null : "logs.message LIKE ? ESCAPE '\\'", filter.text === '' ? null : likePattern(filter.text));
-  // Indexed lines through the index, lines not indexed yet by scan.
-  const indexed = run('logs_fts CROSS JOIN logs ON logs.key = logs_fts.rowid', 'logs_fts MATCH ?', match);
-  const pending = run('log_fts_pending AS pending CROSS JOIN logs ON logs.key = pending.key', "logs.message LIKE ? ESCAPE '\\'", likePattern(filter.text));
-  if (pending.keys.length === 0) return indexed;
-  const merged = mergeSorted(
-    indexed.keys.map((key, i) => [key, indexed.levels[i] as number] as const),
-    pending.keys.map((key, i) => [key, pending.levels[i] as number] as const),
-    (r) => r[0],
-  );
-  return { keys: merged.map((r) => r[0]), levels: merged.map((r) => r[1]) };
+  ensureFunctions(db);
+  const params: unknown[] = [];
+  const where: string[] = [`logs.part_id IN (${partIds.map(() => '?').join(', ')})`];
+  params.push(...partIds);
+  where.push(...levelAndSourceSql(filter, params));
+  const text = searchText(filter.text);
+  if (text !== '') {
+    where.push(containsSql('logs.message'));
+    params.push(text.toLowerCase(), text.toLowerCase());
+  }
+  return keysAndLevels(db, 'logs', where, params);
 }
 
 /**
  * The keys of every cached line (all parts) whose message contains `text`, any case, ascending; null
- * when the text is too short for the trigram index (fewer than 3 characters). A view intersects
- * them with its parts' lines: the index answers a text in milliseconds across the cache, where
- * asking it for one part's matches walks the part's lines.
+ * when no trigram of the text can be looked up in the index (under 3 characters, or NULs between
+ * every 3). A view intersects them with its parts' lines: the index answers a text in milliseconds
+ * across the cache, where asking it for one part's matches walks the part's lines. Throws
+ * SearchTooBroad past the budget.
  */
-export function textKeys(db: CacheDb, text: string): number[] | null {
-  const match = phrase(text);
-  if (match === null) return null;
-  const indexed = JSON.parse(db.prepare('SELECT json_group_array(rowid ORDER BY rowid) FROM logs_fts WHERE logs_fts MATCH ?').pluck().get(match) as string) as number[];
-  const pending = JSON.parse(
-    db.prepare("SELECT json_group_array(pending.key ORDER BY pending.key) FROM log_fts_pending AS pending CROSS JOIN logs ON logs.key = pending.key WHERE logs.message LIKE ? ESCAPE '\\'").pluck().get(likePattern(text)) as string,
-  ) as number[];
-  return mergeSorted(indexed, pending, (k) => k);
+export function textKeys(db: CacheDb, text: string, budget: SearchBudget = SearchBudget.of(db)): number[] | null {
+  ensureFunctions(db);
+  const literal = searchText(text);
+  const plan = planText(literal);
+  if (plan.drivers.length === 0) return null;
+  const verify = condition(null, plan.verify ? plan.lower : null);
+  const all = Number.MAX_SAFE_INTEGER;
+  const indexed = walkIndex(db, plan, verify, all, 0, Infinity, budget);
+  const pending = indexed.complete ? walkLines(db, 'pending', condition(null, plan.lower), all, 0, Infinity, budget) : indexed;
+  if (!indexed.complete || !pending.complete) throw tooBroadFilter(literal);
+  return mergeSorted(indexed.keys.reverse(), pending.keys.reverse(), (k) => k);
+}
+
+/**
+ * Of a view's lines (`lines`, keys ascending), the keys of those whose message contains `text`, any
+ * case, ascending: the index's matches across the cache (textKeys) while walking them costs less than
+ * reading the view's own lines (linesContaining), else those lines. Both within one SearchBound:
+ * throws SearchTooBroad past it.
+ */
+export function viewMatches(db: CacheDb, lines: { readonly length: number; keysIn(from: number, to: number): number[] }, text: string, budget: SearchBudget = SearchBudget.of(db)): number[] {
+  if (lines.length === 0) return [];
+  const plan = planText(searchText(text));
+  if (plan.drivers.length > 0) {
+    // An index entry whose line must be read and checked costs about what a view's line does (~2 µs); one that is the match itself, ~0.3 µs.
+    const part = budget.part(Math.max(1, lines.length * (plan.verify ? 1 : 6)));
+    try {
+      return textKeys(db, text, part) ?? [];
+    } catch (e) {
+      if (!(e instanceof SearchTooBroad)) throw e;
+    } finally {
+      budget.settle(part);
+    }
+  }
+  return linesContaining(db, lines, text, budget);
+}
+
+/**
+ * Of `keys` (ascending), those whose message contains `text`, any case (ascending): a view's own
+ * lines read in steps, for a text the index cannot answer or answers with more than the view holds.
+ * Throws SearchTooBroad past the budget.
+ */
+export function linesContaining(db: CacheDb, keys: { readonly length: number; keysIn(from: number, to: number): number[] }, text: string, budget: SearchBudget = SearchBudget.of(db)): number[] {
+  ensureFunctions(db);
+  const literal = searchText(text);
+  const lower = literal.toLowerCase();
+  const matching = statement(db, `SELECT json_group_array(key) FROM logs WHERE key IN (SELECT value FROM json_each(?)) AND ${containsSql('message')}`).pluck();
+  const out: number[] = [];
+  let size = FIRST_STEP;
+  for (let from = 0; from < keys.length; from += size, size = Math.min(size * 2, MAX_STEP)) {
+    if (from > 0 && budget.spent) throw tooBroadFilter(literal);
+    const chunk = keys.keysIn(from, from + size);
+    budget.take(chunk.length);
+    for (const key of newestFirst(matching.get(JSON.stringify(chunk), lower, lower) as string).reverse()) out.push(key);
+  }
+  return out;
 }
 
 /** Two lists sorted by `by` (ascending, or descending with `desc`) as one. */
@@ -421,36 +814,31 @@ export function setHistoryMark(db: CacheDb, partId: string, fromMs: number | nul
 
 /**
  * Every cached line matching the filter, newest first, with where it comes from: the fleet-wide
- * search, offline or not. `beforeKey` continues a previous page.
+ * search, offline or not. `beforeKey` continues a previous page. Bounded by `budget` (SearchBound):
+ * past it, the newest matches found so far with `more` (fewer than a page), or SearchTooBroad when
+ * none was found.
  */
-export function searchLogs(db: CacheDb, filter: LogFilter, limit: number, beforeKey: number | null): { hits: LogSearchHit[]; more: boolean } {
+export function searchLogs(db: CacheDb, filter: LogFilter, limit: number, beforeKey: number | null, budget: SearchBudget = SearchBudget.of(db)): { hits: LogSearchHit[]; more: boolean } {
+  ensureFunctions(db);
   const upper = Math.min(beforeKey ?? Number.MAX_SAFE_INTEGER, filter.endMs === null ? Number.MAX_SAFE_INTEGER : keyOfTime(filter.endMs + 1));
   const lower = filter.startMs === null ? 0 : keyOfTime(filter.startMs);
-  /** Keys of matching lines, newest first, at most limit + 1. Keys are times: the time range and the page are key ranges. */
-  const keysOf = (from: string, keyColumn: string, textSql: string | null, textParam: string | null): number[] => {
-    const params: unknown[] = [];
-    const where: string[] = [];
-    if (textSql !== null) {
-      where.push(textSql);
-      params.push(textParam);
-    }
-    where.push(`${keyColumn} < ?`, `${keyColumn} >= ?`);
-    params.push(upper, lower);
-    where.push(...levelAndSourceSql(filter, params));
-    params.push(limit + 1);
-    return db.prepare(`SELECT logs.key FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keyColumn} DESC LIMIT ?`).pluck().all(...params) as number[];
-  };
-  const match = filter.text === '' ? null : phrase(filter.text);
-  let keys: number[];
-  if (match === null) {
-    keys = keysOf('logs', 'logs.key', filter.text === '' ? null : "logs.message LIKE ? ESCAPE '\\'", filter.text === '' ? null : likePattern(filter.text));
+  const text = searchText(filter.text);
+  const plan = text === '' ? null : planText(text);
+  const want = limit + 1;
+  let found: { keys: number[]; complete: boolean };
+  if (upper <= lower) found = { keys: [], complete: true };
+  else if (plan === null || plan.drivers.length === 0) {
+    // No text, or none the index can look up: the lines themselves, newest first (keys are times).
+    found = mergeWalks([walkLines(db, 'logs', condition(filter, plan?.lower ?? null), upper, lower, want, budget)]);
   } else {
-    // The index walks its rowids newest first without sorting; lines not indexed yet are few and scanned.
-    const indexed = keysOf('logs_fts JOIN logs ON logs.key = logs_fts.rowid', 'logs_fts.rowid', 'logs_fts MATCH ?', match);
-    const pending = keysOf('log_fts_pending AS pending CROSS JOIN logs ON logs.key = pending.key', 'pending.key', "logs.message LIKE ? ESCAPE '\\'", likePattern(filter.text));
-    keys = mergeSorted(indexed, pending, (k) => k, true).slice(0, limit + 1);
+    // The index walks its rowids newest first without sorting; lines not indexed yet are few and read.
+    const indexed = walkIndex(db, plan, condition(filter, plan.verify ? plan.lower : null), upper, lower, want, budget);
+    const pending = walkLines(db, 'pending', condition(filter, plan.lower), upper, lower, want, budget);
+    found = mergeWalks([indexed, pending]);
   }
-  const more = keys.length > limit;
+  if (found.keys.length === 0 && !found.complete) throw tooBroadSearch(text);
+  const keys = found.keys.slice(0, want);
+  const more = keys.length > limit || !found.complete;
   const rows = db
     .prepare(
       `SELECT logs.key, logs.part_id, logs.level, logs.source, logs.host, logs.message, logs.detail IS NOT NULL AS has_detail, logs.cached_at,

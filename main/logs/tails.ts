@@ -196,9 +196,16 @@ export class LogTails {
     await Promise.all(partIds.map((id) => this.#firstHistory(id, run, perPart)));
     this.#views.set(viewId, { partIds: [...new Set(partIds)], filter });
     for (const id of new Set(partIds)) this.#acquire(id);
-    const state = await run('logsOpen', viewId, [...new Set(partIds)], filter);
-    this.#emitStatuses();
-    return state;
+    try {
+      const state = await run('logsOpen', viewId, [...new Set(partIds)], filter);
+      this.#emitStatuses();
+      return state;
+    } catch (e) {
+      // Nobody holds the view id: its tails stop here or never would. (The worker kept no view; its
+      // tails are released before the worker is asked, so a worker gone meanwhile changes nothing.)
+      await this.close(viewId).catch(() => undefined);
+      throw e;
+    }
   }
 
   /** Run a read of an open view; a view the worker lost (it restarted) is opened again first. */

@@ -5,16 +5,19 @@
  *
  * A view holds every line of its parts (keys and levels), read once when it opens, and the lines
  * matching its text, levels and sources, filtered from those in memory: a level is a pass over the
- * levels, a text is the full-text index's keys for it (across the cache, in milliseconds)
- * intersected with the view's. Only a source filter or a text too short for the index reads the
- * cache. The time range is a slice of the filtered lines (keys are ordered by time), so brushing
- * the histogram costs two binary searches.
+ * levels, a text is the full-text index's matches for it (across the cache) intersected with the
+ * view's, or the view's own lines read when those are fewer (viewMatches). A source filter reads the
+ * view's lines. The time range is a slice of the filtered lines (keys are ordered by time), so
+ * brushing the histogram costs two binary searches.
+ *
+ * A text filter is a search, bounded like one (SearchBound): a filter that cannot be computed in it
+ * fails with SearchTooBroad and leaves the view as it was; a view that cannot open is not kept.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { LOG_LEVELS, type LogFilter, type LogHistogram, type LogLine, type LogViewState, type LogViewUpdate } from '../../common/logs';
 import type { CacheDb } from '../cache/cache';
 import { LineList } from './lines';
-import { keyOfTime, lineMatches, partSources, partSpan, readDetail, readLines, textKeys, timeOfKey, viewKeys } from './cache';
+import { keyOfTime, lineMatches, partSources, partSpan, readDetail, readLines, SearchTooBroad, searchText, timeOfKey, viewKeys, viewMatches } from './cache';
 
 /**
  * Lines sent with an update: the new ones, up to a screenful and more (a following view draws them
@@ -65,19 +68,20 @@ export class LogViews {
     this.#db = db;
   }
 
+  /** Open a view (or open it again); one that fails to open (its filter is too broad) is not kept, and evicts none. */
   open(id: string, partIds: readonly string[], filter: LogFilter): LogViewState {
+    const view: View = { id, partIds: [...partIds], parts: new Set(partIds), filter, lowerText: '', all: new LineList(), shown: new LineList(), lo: 0, hi: 0, usedAt: 0, appended: 0, appendedFromMs: null, movedFrom: null, reset: false, evicted: 0 };
+    view.all = this.#every(view);
+    this.#apply(view, filter);
     if (!this.#views.has(id) && this.#views.size >= MAX_VIEWS) {
       const oldest = [...this.#views.values()].sort((a, b) => a.usedAt - b.usedAt)[0];
       if (oldest) this.#views.delete(oldest.id);
     }
-    const view: View = { id, partIds: [...partIds], parts: new Set(partIds), filter, lowerText: '', all: new LineList(), shown: new LineList(), lo: 0, hi: 0, usedAt: 0, appended: 0, appendedFromMs: null, movedFrom: null, reset: false, evicted: 0 };
     this.#views.set(id, view);
-    view.all = this.#every(view);
-    this.#apply(view, filter);
     return this.state(id);
   }
 
-  /** Apply a new filter; a change of the time range alone is a new slice. */
+  /** Apply a new filter; a change of the time range alone is a new slice. A filter that fails leaves the previous one. */
   filter(id: string, filter: LogFilter): LogViewState {
     const view = this.#get(id);
     const same = view.filter.text === filter.text && view.filter.levels.join() === filter.levels.join() && view.filter.sources.join() === filter.sources.join();
@@ -93,7 +97,13 @@ export class LogViews {
     for (const view of this.#views.values()) {
       if (partIds.some((p) => view.parts.has(p))) {
         view.all = this.#every(view);
-        this.#apply(view, view.filter);
+        try {
+          this.#apply(view, view.filter);
+        } catch (e) {
+          // The text filter grew too broad with the cache: the lines it holds stay, with the new ones
+          // add() took as they were cached (the reload finds no line that add() did not see).
+          if (!(e instanceof SearchTooBroad)) throw e;
+        }
         view.reset = true;
       }
     }
@@ -263,23 +273,25 @@ export class LogViews {
     return LineList.from(keys, levels);
   }
 
-  /** Filter the view's lines (see the file's comment). */
+  /** Filter the view's lines (see the file's comment); the view changes only once the filter is computed. */
   #apply(view: View, filter: LogFilter): void {
-    view.filter = filter;
-    view.lowerText = filter.text.toLowerCase();
-    const matching = filter.text === '' ? null : textKeys(this.#db, filter.text);
+    const text = searchText(filter.text);
     const allLevels = filter.levels.length === 0 || filter.levels.length === LOG_LEVELS.length;
-    if (filter.sources.length > 0 || (filter.text !== '' && matching === null)) {
-      const { keys, levels } = viewKeys(this.#db, view.partIds, filter);
-      view.shown = LineList.from(keys, levels);
-    } else if (matching === null && allLevels) {
-      view.shown = view.all;
-    } else {
-      view.shown = view.all.filter(
-        LOG_LEVELS.map((level) => allLevels || filter.levels.includes(level)),
-        matching,
-      );
+    let base = view.all;
+    if (filter.sources.length > 0) {
+      const { keys, levels } = viewKeys(this.#db, view.partIds, { ...filter, text: '', levels: [] });
+      base = LineList.from(keys, levels);
     }
+    const matching = text === '' ? null : viewMatches(this.#db, base, text);
+    view.shown =
+      matching === null && allLevels
+        ? base
+        : base.filter(
+            LOG_LEVELS.map((level) => allLevels || filter.levels.includes(level)),
+            matching,
+          );
+    view.filter = filter;
+    view.lowerText = text.toLowerCase();
     this.#slice(view);
   }
 

@@ -116,14 +116,21 @@ export class LogView {
     this.error = null;
     this.viewId = result.value.viewId;
     this.#state(result.value);
-    void this.loadHistogram();
+    // A filter changed while opening applies now.
+    if (this.filter !== filter) void this.setFilter({});
+    else void this.loadHistogram();
   }
 
   /** Change the filter (merged with the current one). */
   async setFilter(change: Partial<LogFilter>): Promise<Result<unknown>> {
     const filter = { ...this.filter, ...change };
     this.filter = filter;
-    if (!this.viewId) return { ok: true, value: null };
+    if (!this.viewId) {
+      // A view that failed to open (its filter too broad to compute, say) opens with the new one.
+      if (this.error === null || this.opening || this.#closed) return { ok: true, value: null };
+      await this.open(filter);
+      return this.error === null ? { ok: true, value: null } : { ok: false, error: this.error };
+    }
     this.filtering = true;
     const started = performance.now();
     const result = await this.#bridge.invoke('logs.filter', { viewId: this.viewId, filter });
@@ -317,7 +324,11 @@ export class LogSearch {
     this.searching = false;
     this.searched = true;
     if (!result.ok) {
+      // The hits of the previous text would read as this one's.
       this.error = result.error;
+      this.hits = [];
+      this.more = false;
+      this.tookMs = null;
       return;
     }
     this.error = null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../../../common/logs';
 import { deferred, fakeBridge, settle } from '../testing/fake-transport';
-import { CHUNK, EMPTY_FILTER, highlight, LogsStore, toggleLevel } from './logs.svelte';
+import { CHUNK, EMPTY_FILTER, highlight, LogSearch, LogsStore, toggleLevel } from './logs.svelte';
 
 const line = (i: number): LogLine => ({ key: i, partId: 'p1', timeMs: 1_700_000_000_000 + i, level: 'INFO', source: 's', host: 'h', message: `line ${i}`, hasDetail: false, cachedAtMs: 1 });
 const state = (total: number) => ({ viewId: 'v1', total, sources: ['s'], oldestMs: 1, newestMs: 2 });
@@ -117,6 +117,30 @@ describe('a log view', () => {
     expect(view.row(0)).toBeUndefined();
   });
 
+  it('opens again with the next filter when it could not open (its filter too broad), and applies a filter changed while opening', async () => {
+    const { transport, bridge } = fakeBridge();
+    const tooBroad = { kind: 'invalid' as const, message: 'Filtering this view by "ms" would take too long: … Type at least 3 characters.' };
+    transport
+      .handle('logs.open', () => ({ ok: false, error: tooBroad }))
+      .handle('logs.filter', state(5))
+      .handle('logs.histogram', { startMs: 0, stepMs: 1, counts: [[], [], [], []] })
+      .handle('logs.status', {})
+      .handle('logs.close', {});
+    const store = new LogsStore(bridge);
+    const view = store.open({ kind: 'part', orgId: 'o', title: 'p', partIds: ['p1'] }, { ...EMPTY_FILTER, text: 'ms' });
+    await settle();
+    expect(view.error).toEqual(tooBroad);
+    expect(view.viewId).toBeNull();
+    transport.handle('logs.open', state(7));
+    const opening = view.setFilter({ text: 'ms t' });
+    await view.setFilter({ text: 'ms ti' });
+    await opening;
+    await settle();
+    expect(view.error).toBeNull();
+    expect(transport.callsTo('logs.open').map((r) => (r as { filter: { text: string } }).filter.text)).toEqual(['ms', 'ms t']);
+    expect(transport.callsTo('logs.filter')).toEqual([{ viewId: 'v1', filter: { ...EMPTY_FILTER, text: 'ms ti' } }]);
+  });
+
   it('closes its view in main when another opens or the store stops', async () => {
     const { transport, store, stop } = open();
     await settle();
@@ -125,5 +149,21 @@ describe('a log view', () => {
     expect(transport.callsTo('logs.close')).toEqual([{ viewId: 'v1' }]);
     stop();
     expect(transport.callsTo('logs.close')).toHaveLength(2);
+  });
+});
+
+describe('the log search', () => {
+  it('shows why a search failed (too broad), not the hits of the text before', async () => {
+    const { transport, bridge } = fakeBridge();
+    const hit = { ...line(1), orgId: 'o', machineId: 'm', machineName: 'rover', partName: 'main' };
+    transport.handle('logs.search', { hits: [hit], more: true, tookMs: 1 });
+    const search = new LogSearch(bridge);
+    await search.search({ text: 'line' });
+    expect(search.hits).toEqual([hit]);
+    const tooBroad = { kind: 'invalid' as const, message: 'The search for "---" stopped before finding a line: … Make it longer or more specific.' };
+    transport.handle('logs.search', () => ({ ok: false, error: tooBroad }));
+    await search.search({ text: '-'.repeat(500) });
+    expect(search.error).toEqual(tooBroad);
+    expect(search).toMatchObject({ hits: [], more: false, tookMs: null });
   });
 });
