@@ -67,6 +67,12 @@ export class LogView {
   oldestMs = $state<number | null>(null);
   newestMs = $state<number | null>(null);
   filter = $state.raw<LogFilter>(EMPTY_FILTER);
+  /**
+   * The filter `total` counts lines of: `filter` is what was asked for, at once (the inputs show
+   * it), and this follows once the worker has applied it, so the count never reads "3 lines" for
+   * lines that were counted under another filter.
+   */
+  applied = $state.raw<LogFilter>(EMPTY_FILTER);
   /** Keep the newest line in view as lines arrive (scrolling up pauses). */
   follow = $state(true);
   /** Bumped when rows read so far changed (rows are not state: a million would be too many). */
@@ -115,6 +121,7 @@ export class LogView {
     }
     this.error = null;
     this.viewId = result.value.viewId;
+    this.applied = filter;
     this.#state(result.value);
     // A filter changed while opening applies now.
     if (this.filter !== filter) void this.setFilter({});
@@ -142,6 +149,7 @@ export class LogView {
     }
     this.error = null;
     this.#resetRows();
+    this.applied = filter;
     this.#state(result.value);
     this.filterMs = Math.round(performance.now() - started);
     const rangeOnly = change.startMs !== undefined || change.endMs !== undefined;

@@ -117,6 +117,26 @@ describe('a log view', () => {
     expect(view.row(0)).toBeUndefined();
   });
 
+  it('counts under the filter that made the count: a filter being applied is not the one the total belongs to', async () => {
+    const { transport, view } = open(500);
+    await settle();
+    const answer = deferred<unknown>();
+    transport.handle('logs.filter', async () => {
+      await answer.promise;
+      return { ok: true, value: state(3) };
+    });
+    const applying = view.setFilter({ text: 'motor' });
+    await settle();
+    // Asked for at once (the text box shows it), but the 500 lines shown are still the unfiltered ones.
+    expect(view.filter.text).toBe('motor');
+    expect(view.applied.text).toBe('');
+    expect(view.total).toBe(500);
+    answer.resolve(null);
+    await applying;
+    expect(view.applied.text).toBe('motor');
+    expect(view.total).toBe(3);
+  });
+
   it('opens again with the next filter when it could not open (its filter too broad), and applies a filter changed while opening', async () => {
     const { transport, bridge } = fakeBridge();
     const tooBroad = { kind: 'invalid' as const, message: 'Filtering this view by "ms" would take too long: … Type at least 3 characters.' };
