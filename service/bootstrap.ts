@@ -1,7 +1,9 @@
+// Composition code: setting a data dir up touches every domain (access, orgs, the demo's registry and training).
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ApiKeyStore } from './auth/keys';
+import { Authorizations } from './access/authorizations';
+import { ApiKeyStore } from './access/keys';
 import { seedDemoFleet } from './demo';
 import { seedDemoRegistry } from './registry/demo';
 import { RegistryFiles } from './registry/files';
@@ -46,7 +48,7 @@ export async function ensureBootstrap(
   const file = join(dataDir, CREDENTIALS_FILE);
   if (keys.count() === 0) {
     const key = keys.prepare('bootstrap');
-    const orgs = new OrgStore(db);
+    const orgs = new OrgStore(db, new Authorizations(db));
     const created = db
       .transaction((): BootstrapCredentials | undefined => {
         if (keys.count() > 0) return undefined;

@@ -15,7 +15,8 @@ import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import { ModelType } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { tarball } from '../registry/demo';
 import type { RegistryFiles } from '../registry/files';
-import { RegistryStore, wireId } from '../registry/store';
+import { wireId } from '../permissions/engine';
+import { RegistryStore } from '../registry/store';
 import { iso, type JobRow, type TrainingStore } from './store';
 
 /** The platform of a trained model's file: models run wherever Linux robots do (matches every `linux/<arch>` filter). */
