@@ -7,6 +7,7 @@ import { ApiKeyStore } from './access/keys';
 import { seedDemoFleet } from './demo';
 import { seedDemoRegistry } from './registry/demo';
 import { RegistryFiles } from './registry/files';
+import { ModelShelf } from './registry/models';
 import { seedDemoTraining } from './training/demo';
 import type { ErrorLog } from './errors';
 import { OrgStore } from './orgs/store';
@@ -59,7 +60,7 @@ export async function ensureBootstrap(
           const files = new RegistryFiles(dataDir);
           const now = new Date();
           seedDemoRegistry(db, files, made, now);
-          seedDemoTraining(db, files, made, now);
+          seedDemoTraining(db, new ModelShelf(db, files), made, now);
         }
         const [first] = made;
         if (first === undefined) throw new Error('the demo fleet has no organization');

@@ -43,6 +43,7 @@ import { addService } from './rpc';
 import { RegistryFiles } from './registry/files';
 import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
 import { createRegistryHandlers, sweepUploads, type UploadLimits } from './registry/handlers';
+import { ModelShelf } from './registry/models';
 import { registryRules } from './registry/rules';
 import { UploadStreams } from './registry/streams';
 import { RegistryStore } from './registry/store';
@@ -191,7 +192,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     sweeper.unref();
     const feed = register(server, db, ttl, log, streams.signal, registry, maxPendingJobs, options.tailCheckMs);
     // Resumes the jobs a previous run left (their state is in their rows) before anyone can ask.
-    const jobs = new TrainingRunner(db, registry.files, log, timing);
+    const jobs = new TrainingRunner(db, new ModelShelf(db, registry.files), log, timing);
     runner = jobs;
     jobs.start();
     const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true, logRate: options.logRate });
