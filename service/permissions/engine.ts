@@ -11,11 +11,11 @@
  * missing answer the same NOT_FOUND; seen but without the role, PERMISSION_DENIED naming the role.
  *
  * Every call is checked through its domain's rule table (each `service/<domain>/rules.ts`, applied by
- * rpc.ts) before its handler runs. A handler asks this engine again only for a second resource its
- * request names, whose rule cannot be a table row: moving a location (locations/handlers.ts) or a
- * machine (machines/handlers.ts) checks the destination, GetRobotPartByNameAndLocation the part it
- * found by name, a custom training job its script, GetAppContent the app's module. Nothing decides
- * a role any other way.
+ * rpc.ts) before its handler runs. A handler asks this engine again only about a second resource,
+ * which one table row cannot name: moving a location (locations/handlers.ts) or a machine
+ * (machines/handlers.ts) checks the destination, GetRobotPartByNameAndLocation the part it found by
+ * name, a custom training job its script, GetAppContent and GetAppBranding the app's module,
+ * ShareLocation that the other organization exists. Nothing decides a role any other way.
  *
  * This is the kernel: every domain may import it, and it imports no domain.
  */
