@@ -1,6 +1,6 @@
 /**
  * The request-shape rules of docs/PROTOCOL.md section 6, shared by every handler: ids, display
- * names, public namespaces, user-defined metadata, paging sizes. Each throws INVALID_ARGUMENT naming
+ * names, public namespaces, user-defined metadata, registry item names and ids. Each throws INVALID_ARGUMENT naming
  * the field, with a message that says what is wrong; none looks anything up (shape comes before
  * existence in the order of checks).
  */
@@ -96,7 +96,7 @@ export function notFound(reason: Reason, what: string, id: string, field?: strin
   return new FleetError(status.NOT_FOUND, reason, `no ${what} ${JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id)} is visible to this API key`, field);
 }
 
-/** A registry item's name; shared because the permission tables of several domains name registry items (and the engine resolves their ids). */
+/** A registry item's name. Shared: the rows of several domains name registry items, and the engine resolves their ids. */
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
 /** A registry item or module name: lowercase letters, digits, `-` and `_`, starting with a letter or digit; 1–200 characters. */
