@@ -1,7 +1,7 @@
 /**
  * The composition root of the service: the one file (with main.ts, bootstrap.ts, demo.ts and
  * simulator.ts) that knows every domain. Each domain is a leaf that imports only the kernel (rpc.ts,
- * errors.ts, paging.ts, validate.ts, reflection.ts, permissions/, db/); what one domain needs of
+ * errors.ts, paging.ts, validate.ts, reflection.ts, tar.ts, permissions/, db/); what one domain needs of
  * another is handed in here, and each domain's permission rows are merged here into one table per
  * service, the way common/channels.ts merges the bridge's channels.
  */
@@ -30,16 +30,16 @@ import { logRules } from './logs/rules';
 import { LogStore } from './logs/store';
 import { createMachineHandlers } from './machines/handlers';
 import { machineRules } from './machines/rules';
-import { startSimulator } from './simulator';
 import { MachineStore } from './machines/store';
 import { createOrgHandlers } from './orgs/handlers';
 import { orgRules } from './orgs/rules';
 import { PageTokens } from './paging';
 import { Permissions } from './permissions/engine';
-import type { Rules } from './permissions/rules';
+import { mergeRules } from './permissions/rules';
 import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
 import { addService } from './rpc';
+import { startSimulator } from './simulator';
 import { RegistryFiles } from './registry/files';
 import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
 import { createRegistryHandlers, sweepUploads, type UploadLimits } from './registry/handlers';
@@ -54,9 +54,9 @@ import { DEFAULT_MAX_PENDING_JOBS, TrainingStore } from './training/store';
 
 export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
-// One table per service from every domain's rows (a new domain adds its `...xRules` here); exported
-// for the tests that check every operation against them.
-export const appRules: Rules<typeof AppServiceService> = { ...orgRules, ...locationRules, ...machineRules, ...logRules, ...registryRules };
+// One table per service from every domain's rows (a new domain adds its rules here); exported for
+// the tests that check every operation against them.
+export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules);
 export { trainingRules };
 
 /** The service's SQLite database, inside the data dir. */

@@ -34,3 +34,18 @@ export const registry = (id: string, field: string, kind: 'registry' | 'module' 
 export const trainingJob = (id: string, field = 'id'): ResourceRef => ({ kind: 'trainingJob', id: requiredId(field, id), field });
 /** For calls on nothing in particular. */
 export const none = () => null;
+
+/**
+ * One service's table from its domains' rows. Two domains giving one operation a row is a mistake a
+ * spread would hide (the later row would win without a word), so it throws at start instead.
+ */
+export function mergeRules<D>(...tables: readonly Rules<D>[]): Rules<D> {
+  const merged: Record<string, unknown> = {};
+  for (const table of tables) {
+    for (const [name, rule] of Object.entries(table)) {
+      if (name in merged) throw new Error(`"${name}" has a row in two domains' rules.ts: keep it in the domain that implements it`);
+      merged[name] = rule;
+    }
+  }
+  return merged as Rules<D>;
+}
