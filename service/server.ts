@@ -261,6 +261,7 @@ function register(
   const guard = createGuard(tokens, keys);
   const permissions = new Permissions(db);
   const pages = new PageTokens(signingSecret);
+  const authorizations = new Authorizations(db);
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
@@ -269,9 +270,9 @@ function register(
     AppServiceService,
     {
       authenticated: {
-        ...createOrgHandlers(new OrgStore(db, new Authorizations(db))),
-        ...createLocationHandlers(new LocationStore(db), permissions, pages),
-        ...createMachineHandlers(new MachineStore(db), permissions, pages),
+        ...createOrgHandlers(new OrgStore(db, authorizations)),
+        ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
+        ...createMachineHandlers(new MachineStore(db, authorizations), permissions, pages),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
         ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },

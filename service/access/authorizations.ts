@@ -3,7 +3,7 @@
  * The permission engine (permissions/engine.ts) reads them for every call; they are written here.
  */
 import type Database from 'better-sqlite3';
-import type { Grant, Identity } from '../permissions/engine';
+import type { Grant, Identity, ResourceType } from '../permissions/engine';
 
 export class Authorizations {
   constructor(private readonly db: Database.Database) {}
@@ -18,6 +18,11 @@ export class Authorizations {
          ON CONFLICT DO NOTHING`,
       )
       .run(`${on.resourceType}_${on.role}`, on.resourceType, on.resourceId, identity.id, identity.type, on.organizationId, on.role, now.toISOString());
+  }
+
+  /** Drop every authorization on a resource (before it is deleted). */
+  dropOn(resourceType: ResourceType, resourceId: string): void {
+    this.db.prepare('DELETE FROM authorizations WHERE resource_type = ? AND resource_id = ?').run(resourceType, resourceId);
   }
 
   /**

@@ -16,9 +16,20 @@ interface LocationRow {
 const SELECT = `SELECT l.id, l.organization_id, l.parent_location_id, l.name, l.region, l.created_on,
   (SELECT count(*) FROM robots r WHERE r.location_id = l.id) AS robot_count FROM locations l`;
 
+/**
+ * What deleting a location needs of the authorizations, which the access domain writes
+ * (access/authorizations.ts): handed in by server.ts, since a domain imports no other domain.
+ */
+export interface LocationAuthorizations {
+  dropOn(resourceType: 'location', resourceId: string): void;
+}
+
 /** Locations, their nesting and who they are shared with. */
 export class LocationStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly authorizations: LocationAuthorizations,
+  ) {}
 
   private shares(ids: readonly string[]): Map<string, string[]> {
     const rows = this.db
@@ -78,7 +89,7 @@ export class LocationStore {
   /** Delete an empty location, its metadata, its shares and the authorizations on it. */
   delete(id: string): void {
     this.db.transaction(() => {
-      this.db.prepare("DELETE FROM authorizations WHERE resource_type = 'location' AND resource_id = ?").run(id);
+      this.authorizations.dropOn('location', id);
       this.db.prepare('DELETE FROM locations WHERE id = ?').run(id);
     })();
   }
