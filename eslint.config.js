@@ -6,22 +6,48 @@
 // The layers are one core rule, `no-restricted-imports`, per folder: it matches import strings, so
 // it needs no module resolver (the resolver-based plugins pull native bindings this project's
 // registry does not carry for every platform, which breaks `npm ci`).
+//
+// Inside the service, domains are leaves (docs/ARCHITECTURE.md): a domain folder imports only the
+// kernel, never another domain, and the kernel imports no domain; only the composition root
+// (server.ts and the set-up code beside it) knows every domain.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
+import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import svelteConfig from './svelte.config.js';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/** The service's kernel folders; with the files at the top of service/ (but the composition root's), they import no domain. */
+const SERVICE_KERNEL_FOLDERS = ['permissions', 'db'];
+/** The composition root: the files of service/ that know every domain (set-up, demo, the CLI). */
+const SERVICE_COMPOSITION = ['server.ts', 'main.ts', 'bootstrap.ts', 'demo.ts', 'simulator.ts'];
+/** Every other folder of service/ is a domain, read from the disk so that a new one is a leaf from its first file. */
+const serviceDomains = readdirSync(new URL('./service/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !SERVICE_KERNEL_FOLDERS.includes(entry.name))
+  .map((entry) => entry.name)
+  .sort();
+const SERVICE_LAYER = { forbid: ['main', 'renderer', 'preload', 'common'], why: 'The service stands alone: it knows the wire contract only.' };
+
+/**
+ * A `no-restricted-imports` pattern refusing imports of the service's domain folders `domains`;
+ * `climb` is how the importer reaches the top of service/ (`\\./` from a file there, `(\\.\\./)+` from a folder).
+ */
+function domainImports(domains, climb, why) {
+  return domains.length === 0 ? [] : [{ regex: `^${climb}(${domains.join('|')})(/|$)`, message: why }];
+}
+
 /**
  * The `no-restricted-imports` options for one layer.
- * @param {{ node?: boolean, electron?: boolean, forbid?: string[], except?: Record<string, string>, why: string }} layer
+ * @param {{ node?: boolean, electron?: boolean, forbid?: string[], except?: Record<string, string>, within?: { regex: string, message: string }[], why: string }} layer
  *   node/electron: whether the layer may import them; forbid: our folders it must not import;
- *   except: per forbidden folder, the one module path inside it that is allowed (a regex fragment).
+ *   except: per forbidden folder, the one module path inside it that is allowed (a regex fragment);
+ *   within: patterns for folders inside the layer (the service's domains), kept in the same rule
+ *   because a file gets the `no-restricted-imports` of the last block that matches it.
  */
-function layer({ node = true, electron = false, forbid = [], except = {}, why }) {
+function layer({ node = true, electron = false, forbid = [], except = {}, within = [], why }) {
   return [
     'error',
     {
@@ -29,11 +55,14 @@ function layer({ node = true, electron = false, forbid = [], except = {}, why })
         ...(node ? [] : nodeBuiltins.map((name) => ({ name, message: `${why} It runs without Node: no Node built-ins.` }))),
         ...(electron ? [] : [{ name: 'electron', message: `${why} Only main/shell, main/index.ts and the preload import electron.` }]),
       ],
-      patterns: forbid.map((folder) => ({
-        // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
-        regex: `^(\\.\\./)+${folder}(/|$)${except[folder] ? `(?!${except[folder]}$)` : ''}`,
-        message: `${why} It must not import ${folder}/.`,
-      })),
+      patterns: [
+        ...forbid.map((folder) => ({
+          // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
+          regex: `^(\\.\\./)+${folder}(/|$)${except[folder] ? `(?!${except[folder]}$)` : ''}`,
+          message: `${why} It must not import ${folder}/.`,
+        })),
+        ...within,
+      ],
     },
   ];
 }
@@ -82,7 +111,31 @@ export default tseslint.config(
   },
   {
     files: ['service/**'],
-    rules: { 'no-restricted-imports': layer({ forbid: ['main', 'renderer', 'preload', 'common'], why: 'The service stands alone: it knows the wire contract only.' }) },
+    rules: { 'no-restricted-imports': layer(SERVICE_LAYER) },
+  },
+  // Service domains are leaves: each imports the kernel and none of the others.
+  ...serviceDomains.map((domain) => ({
+    files: [`service/${domain}/**`],
+    rules: {
+      'no-restricted-imports': layer({
+        ...SERVICE_LAYER,
+        within: domainImports(
+          serviceDomains.filter((other) => other !== domain),
+          '(\\.\\./)+',
+          `service/${domain}/ is a domain: it imports the kernel (service/*.ts, permissions/, db/), never another domain; what it needs of one, server.ts hands in.`,
+        ),
+      }),
+    },
+  })),
+  {
+    // The kernel: the files at the top of service/ but the composition root's.
+    files: ['service/*.ts'],
+    ignores: SERVICE_COMPOSITION.map((file) => `service/${file}`),
+    rules: { 'no-restricted-imports': layer({ ...SERVICE_LAYER, within: domainImports(serviceDomains, '\\./', 'The service kernel imports no domain: every domain may import it.') }) },
+  },
+  {
+    files: SERVICE_KERNEL_FOLDERS.map((folder) => `service/${folder}/**`),
+    rules: { 'no-restricted-imports': layer({ ...SERVICE_LAYER, within: domainImports(serviceDomains, '(\\.\\./)+', 'The service kernel imports no domain: every domain may import it.') }) },
   },
   {
     files: ['main/**'],

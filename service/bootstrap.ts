@@ -1,10 +1,13 @@
+// Composition code: setting a data dir up touches every domain (access, orgs, the demo's registry and training).
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ApiKeyStore } from './auth/keys';
+import { Authorizations } from './access/authorizations';
+import { ApiKeyStore } from './access/keys';
 import { seedDemoFleet } from './demo';
 import { seedDemoRegistry } from './registry/demo';
 import { RegistryFiles } from './registry/files';
+import { ModelShelf } from './registry/models';
 import { seedDemoTraining } from './training/demo';
 import type { ErrorLog } from './errors';
 import { OrgStore } from './orgs/store';
@@ -46,7 +49,7 @@ export async function ensureBootstrap(
   const file = join(dataDir, CREDENTIALS_FILE);
   if (keys.count() === 0) {
     const key = keys.prepare('bootstrap');
-    const orgs = new OrgStore(db);
+    const orgs = new OrgStore(db, new Authorizations(db));
     const created = db
       .transaction((): BootstrapCredentials | undefined => {
         if (keys.count() > 0) return undefined;
@@ -57,7 +60,7 @@ export async function ensureBootstrap(
           const files = new RegistryFiles(dataDir);
           const now = new Date();
           seedDemoRegistry(db, files, made, now);
-          seedDemoTraining(db, files, made, now);
+          seedDemoTraining(db, new ModelShelf(db, files), made, now);
         }
         const [first] = made;
         if (first === undefined) throw new Error('the demo fleet has no organization');

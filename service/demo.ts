@@ -2,16 +2,19 @@
  * The demo fleet a new data dir gets with `--demo` (the desktop app's first launch): four robot-fleet
  * operators with nested locations (site → building → floor), about a hundred machines of one to four
  * parts with plausible names, configs and metadata, one location shared between organizations, and
- * simulated liveness (machines/simulator.ts): some parts check in every few seconds, some come and
+ * simulated liveness (simulator.ts): some parts check in every few seconds, some come and
  * go, some went quiet minutes or days ago, some never connected.
  *
  * `--demo-machines N` (for benchmarks) adds an organization with N more machines. Everything is
  * generated from a fixed seed, so two demo data dirs look alike; ids and times differ.
+ *
+ * Composition code, like bootstrap.ts and server.ts: the demo fleet spans several domains (an
+ * organization's owner, locations, machines, parts), so it may import any of them.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Organization } from '../proto/gen/fleet/app/v1/orgs';
-import type { Identity } from './auth/guard';
+import type { Identity } from './permissions/engine';
 import { partFqdn } from './machines/store';
 import type { NewOrganizationExtras, OrgStore } from './orgs/store';
 import { present } from './errors';

@@ -13,10 +13,22 @@ import {
   type UntypedHandleCall,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import type { Access, Grant, Target } from './access/access';
-import type { Rules } from './access/rules';
-import type { Caller, Guard } from './auth/guard';
 import { FleetError, Reason, toStatus, type ErrorLog } from './errors';
+import type { Grant, Identity, Permissions, Target } from './permissions/engine';
+import type { Rules } from './permissions/rules';
+
+/** The authenticated caller of a call. */
+export interface Caller {
+  /** The API key the caller's access token was issued for. */
+  readonly keyId: string;
+  readonly identity: Identity;
+}
+
+/**
+ * Checks a call's metadata and says who is calling, or throws UNAUTHENTICATED saying what is wrong.
+ * Declared here, not beside its implementation (auth/guard.ts), so that the plumbing imports no domain.
+ */
+export type Guard = (metadata: Metadata) => Promise<Caller>;
 
 /** What a public handler knows about its call. */
 export interface CallInfo {
@@ -36,10 +48,10 @@ export interface CallContext extends CallInfo {
   readonly target: Target | null;
 }
 
-/** The permission table of a service and the access checks it runs on. */
+/** The permission table of a service and the engine that applies it. */
 export interface Authorization<D> {
   readonly rules: Rules<D>;
-  readonly access: Access;
+  readonly permissions: Permissions;
 }
 
 /** A unary handler: resolve with the response or throw (a FleetError for expected failures). */
@@ -142,7 +154,7 @@ export function addService<D extends ServiceDefinition>(
     if (!(name in definition)) throw new Error(`a handler is given for "${name}", which the service definition does not have`);
     if (name in publicHandlers && name in authHandlers) throw new Error(`"${name}" is given both a public and an authenticated handler`);
     if (authorization && name in authHandlers && !(name in authorization.rules)) {
-      throw new Error(`"${name}" has no row in the permission table: add one (service/access/rules.ts) before its handler`);
+      throw new Error(`"${name}" has no row in the permission table: add one to its domain's rules.ts before its handler`);
     }
   }
   const rules = (authorization?.rules ?? {}) as Readonly<Record<string, Rules<D>[keyof D]>>;
@@ -159,7 +171,7 @@ export function addService<D extends ServiceDefinition>(
         return handler(request, { method: label });
       });
     } else if (authHandler !== undefined) {
-      const rule = rules[name] as { validate?: (r: unknown) => void; resource: (r: unknown) => Parameters<Access['require']>[1] | null; need: string; owningOrganizationOnly?: boolean } | undefined;
+      const rule = rules[name] as { validate?: (r: unknown) => void; resource: (r: unknown) => Parameters<Permissions['require']>[1] | null; need: string; owningOrganizationOnly?: boolean } | undefined;
       /** The guard, then the permission table: the same for every kind of call. */
       const admit = async (request: unknown, metadata: Metadata): Promise<CallContext> => authorize(request, await guard(metadata));
       const authorize = (request: unknown, caller: Caller): CallContext => {
@@ -168,11 +180,11 @@ export function addService<D extends ServiceDefinition>(
         // The protocol's order: shape, then existence and visibility, then the role.
         rule.validate?.(request);
         const ref = rule.resource(request);
-        const grants = authorization.access.grants(caller.identity);
+        const grants = authorization.permissions.grants(caller.identity);
         const target =
           ref === null || rule.need === 'authenticated'
             ? null
-            : authorization.access.require(caller.identity, ref, rule.need as 'sees' | 'operator' | 'owner', { grants, owningOrganizationOnly: rule.owningOrganizationOnly });
+            : authorization.permissions.require(caller.identity, ref, rule.need as 'sees' | 'operator' | 'owner', { grants, owningOrganizationOnly: rule.owningOrganizationOnly });
         return { method: label, caller, grants, target };
       };
       if (method.responseStream && !method.requestStream) {

@@ -1,6 +1,10 @@
-import { createLogHandlers } from './logs/handlers';
-import { LogFeed } from './logs/feed';
-import { LogStore } from './logs/store';
+/**
+ * The composition root of the service: the one file (with main.ts, bootstrap.ts, demo.ts and
+ * simulator.ts) that knows every domain. Each domain is a leaf that imports only the kernel (rpc.ts,
+ * errors.ts, paging.ts, validate.ts, reflection.ts, tar.ts, permissions/, db/); what one domain needs of
+ * another is handed in here, and each domain's permission rows are merged here into one table per
+ * service, the way common/channels.ts merges the bridge's channels.
+ */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
@@ -8,36 +12,52 @@ import Database from 'better-sqlite3';
 import { AppServiceService } from '../proto/gen/fleet/app/v1/app';
 import { AuthServiceService } from '../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceService } from '../proto/gen/fleet/mltraining/v1/ml_training';
+import { Authorizations } from './access/authorizations';
+import { ApiKeyStore } from './access/keys';
 import { createGuard } from './auth/guard';
 import { createAuthHandlers } from './auth/handlers';
-import { ApiKeyStore } from './auth/keys';
 import { DEFAULT_TOKEN_TTL_SECONDS, loadSigningSecret, TokenService } from './auth/tokens';
 import { ensureBootstrap, type BootstrapCredentials } from './bootstrap';
 import { migrate } from './db/migrate';
 import { serviceMigrations } from './db/migrations';
 import { openDatabase } from './db/open';
-import { Access } from './access/access';
-import { appRules, trainingRules } from './access/rules';
 import { createLocationHandlers } from './locations/handlers';
+import { locationRules } from './locations/rules';
 import { LocationStore } from './locations/store';
+import { createLogHandlers } from './logs/handlers';
+import { LogFeed } from './logs/feed';
+import { logRules } from './logs/rules';
+import { LogStore } from './logs/store';
 import { createMachineHandlers } from './machines/handlers';
-import { startSimulator } from './machines/simulator';
+import { machineRules } from './machines/rules';
 import { MachineStore } from './machines/store';
 import { createOrgHandlers } from './orgs/handlers';
+import { orgRules } from './orgs/rules';
 import { PageTokens } from './paging';
+import { Permissions } from './permissions/engine';
+import { mergeRules } from './permissions/rules';
 import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
 import { addService } from './rpc';
+import { startSimulator } from './simulator';
 import { RegistryFiles } from './registry/files';
 import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
 import { createRegistryHandlers, sweepUploads, type UploadLimits } from './registry/handlers';
+import { ModelShelf } from './registry/models';
+import { registryRules } from './registry/rules';
 import { UploadStreams } from './registry/streams';
 import { RegistryStore } from './registry/store';
 import { createTrainingHandlers } from './training/handlers';
+import { trainingRules } from './training/rules';
 import { TrainingRunner, trainingTiming } from './training/runner';
 import { DEFAULT_MAX_PENDING_JOBS, TrainingStore } from './training/store';
 
 export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
+
+// One table per service from every domain's rows (a new domain adds its rules here); exported for
+// the tests that check every operation against them.
+export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules);
+export { trainingRules };
 
 /** The service's SQLite database, inside the data dir. */
 export const DATABASE_FILE = 'fleet.db';
@@ -172,7 +192,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     sweeper.unref();
     const feed = register(server, db, ttl, log, streams.signal, registry, maxPendingJobs, options.tailCheckMs);
     // Resumes the jobs a previous run left (their state is in their rows) before anyone can ask.
-    const jobs = new TrainingRunner(db, registry.files, log, timing);
+    const jobs = new TrainingRunner(db, new ModelShelf(db, registry.files), log, timing);
     runner = jobs;
     jobs.start();
     const simulator = startSimulator(db, log, { autoStart: options.simulate ?? true, logRate: options.logRate });
@@ -239,9 +259,9 @@ function register(
   const signingSecret = loadSigningSecret(db);
   const tokens = new TokenService(signingSecret, ttl);
   const guard = createGuard(tokens, keys);
-  const access = new Access(db);
+  const permissions = new Permissions(db);
   const pages = new PageTokens(signingSecret);
-  const locations = new LocationStore(db);
+  const authorizations = new Authorizations(db);
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
@@ -250,18 +270,18 @@ function register(
     AppServiceService,
     {
       authenticated: {
-        ...createOrgHandlers(new OrgStore(db)),
-        ...createLocationHandlers(locations, access, pages),
-        ...createMachineHandlers(new MachineStore(db), locations, access, pages),
+        ...createOrgHandlers(new OrgStore(db, authorizations)),
+        ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
+        ...createMachineHandlers(new MachineStore(db, authorizations), permissions, pages),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
-        ...createRegistryHandlers(registry.store, registry.files, access, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
+        ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },
     },
     guard,
     log,
-    { rules: appRules, access },
+    { rules: appRules, permissions },
   );
-  addService(server, MLTrainingServiceService, { authenticated: createTrainingHandlers(new TrainingStore(db), access, pages, { maxPendingJobs }) }, guard, log, { rules: trainingRules, access });
+  addService(server, MLTrainingServiceService, { authenticated: createTrainingHandlers(new TrainingStore(db), permissions, pages, { maxPendingJobs }) }, guard, log, { rules: trainingRules, permissions });
   // Health and reflection need no token, like their usual deployments: probes and tools such as
   // grpcurl, `buf curl` and grpc_health_probe use them before they have any credentials.
   addHealthAndReflection(server);

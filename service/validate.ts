@@ -1,6 +1,6 @@
 /**
  * The request-shape rules of docs/PROTOCOL.md section 6, shared by every handler: ids, display
- * names, public namespaces, user-defined metadata, paging sizes. Each throws INVALID_ARGUMENT naming
+ * names, public namespaces, user-defined metadata, registry item names and ids. Each throws INVALID_ARGUMENT naming
  * the field, with a message that says what is wrong; none looks anything up (shape comes before
  * existence in the order of checks).
  */
@@ -94,4 +94,26 @@ export function metadataObject(json: string): { [key: string]: unknown } {
 /** NOT_FOUND with the same words whether the resource is missing or only invisible (existence must not leak). */
 export function notFound(reason: Reason, what: string, id: string, field?: string): FleetError {
   return new FleetError(status.NOT_FOUND, reason, `no ${what} ${JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id)} is visible to this API key`, field);
+}
+
+/** A registry item's name. Shared: the rows of several domains name registry items, and the engine resolves their ids. */
+const NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** A registry item or module name: lowercase letters, digits, `-` and `_`, starting with a letter or digit; 1–200 characters. */
+export function registryName(field: string, value: string): string {
+  if (value === '') throw invalidArgument(field, Reason.REQUIRED_FIELD_MISSING, `${field} is required`);
+  if (value.length > MAX_NAME_LENGTH) throw invalidArgument(field, Reason.FIELD_TOO_LONG, `${field} must be at most ${MAX_NAME_LENGTH} characters`);
+  if (!NAME.test(value)) throw invalidArgument(field, Reason.FIELD_INVALID, `${field} may hold only lowercase letters, digits, "-" and "_", starting with a letter or digit`);
+  return value;
+}
+
+/** An item or module id: `<public namespace or organization id>:<name>`. */
+export function registryId(field: string, value: string): string {
+  requiredId(field, value);
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) {
+    throw invalidArgument(field, Reason.FIELD_INVALID, `${field} must have the form <public namespace or organization id>:<name>, e.g. "acme:lidar-driver"`);
+  }
+  if (!NAME.test(value.slice(colon + 1))) throw invalidArgument(field, Reason.FIELD_INVALID, `the name in ${field} may hold only lowercase letters, digits, "-" and "_"`);
+  return value;
 }

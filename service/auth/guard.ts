@@ -1,23 +1,18 @@
-import { status, type Metadata } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { FleetError, Reason } from '../errors';
-import type { ApiKeyStore } from './keys';
+import type { Guard } from '../rpc';
 import type { TokenService } from './tokens';
 
-/** Who holds an authorization: an API key (type '') or a user (type 'user'), as in the spec's Authorization. */
-export interface Identity {
-  readonly type: '' | 'user';
-  readonly id: string;
+/**
+ * What sign-in needs of the API keys, which the access domain keeps (access/keys.ts). Declared here
+ * and handed in by the composition root (server.ts), since a domain imports no other domain.
+ */
+export interface ApiKeys {
+  /** Whether `secret` is the secret of the live key `id` (the same time whatever the answer). */
+  verify(id: string, secret: string): Promise<boolean>;
+  /** Whether `id` names a key that exists and is not deleted. */
+  isActive(id: string): boolean;
 }
-
-/** The authenticated caller of a call. */
-export interface Caller {
-  /** The API key the caller's access token was issued for. */
-  readonly keyId: string;
-  readonly identity: Identity;
-}
-
-/** Checks a call's metadata and says who is calling, or throws UNAUTHENTICATED saying what is wrong. */
-export type Guard = (metadata: Metadata) => Promise<Caller>;
 
 const BEARER = /^Bearer +(\S+)$/i;
 
@@ -31,7 +26,7 @@ function unauthenticated(reason: Reason, message: string): FleetError {
  * looked up on every call rather than trusted from the token, so deleting a key cuts off its
  * tokens at once instead of when they expire.
  */
-export function createGuard(tokens: TokenService, keys: ApiKeyStore): Guard {
+export function createGuard(tokens: TokenService, keys: Pick<ApiKeys, 'isActive'>): Guard {
   return async (metadata) => {
     const values = metadata.get('authorization');
     if (values.length === 0) throw unauthenticated(Reason.ACCESS_TOKEN_MISSING, 'missing authorization metadata; send "authorization: Bearer <access token>" from AuthService/Authenticate');

@@ -2,14 +2,14 @@ import { status } from '@grpc/grpc-js';
 import type { AuthServiceService } from '../../proto/gen/fleet/auth/v1/auth';
 import { FleetError, invalidArgument, Reason } from '../errors';
 import type { UnaryHandlers, CallInfo } from '../rpc';
-import type { ApiKeyStore } from './keys';
+import type { ApiKeys } from './guard';
 import type { TokenService } from './tokens';
 
 /** The only credentials type of this version of the protocol. */
 export const API_KEY_CREDENTIALS = 'api-key';
 
 /** AuthService: Authenticate exchanges an API key for an access token. Public: it is how a caller gets a token. */
-export function createAuthHandlers(keys: ApiKeyStore, tokens: TokenService): UnaryHandlers<AuthServiceService, CallInfo> {
+export function createAuthHandlers(keys: Pick<ApiKeys, 'verify'>, tokens: TokenService): UnaryHandlers<AuthServiceService, CallInfo> {
   return {
     async authenticate(request) {
       if (request.entity === '') throw invalidArgument('entity', Reason.REQUIRED_FIELD_MISSING, 'entity (the API key id) is required');

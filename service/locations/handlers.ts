@@ -1,25 +1,20 @@
 import { status } from '@grpc/grpc-js';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import type { Access, LocationTarget, OrgTarget } from '../access/access';
+import type { Permissions } from '../permissions/engine';
+import { targetOf } from '../permissions/resources';
 import { FleetError, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { CallContext, UnaryHandlers } from '../rpc';
 import { displayName, freeText, metadataJson, metadataObject, notFound } from '../validate';
 import type { LocationStore } from './store';
 
-/** The target a rule resolved, as the kind the rule names (a mismatch is a bug in the table). */
-export function targetOf<K extends 'organization' | 'location'>(ctx: CallContext, kind: K): K extends 'organization' ? OrgTarget : LocationTarget {
-  if (ctx.target?.kind !== kind) throw new Error(`${ctx.method}: the permission table resolved ${ctx.target?.kind ?? 'nothing'}, not ${kind}`);
-  return ctx.target as K extends 'organization' ? OrgTarget : LocationTarget;
-}
-
 function listing(names: readonly string[], count: number, what: string): string {
   const shown = names.map((n) => JSON.stringify(n)).join(', ');
   return `${count} ${what}${count === 1 ? '' : 's'} (${shown}${count > names.length ? ', …' : ''})`;
 }
 
-/** AppService's location calls. Permissions are checked by the rule table before these run. */
-export function createLocationHandlers(locations: LocationStore, access: Access, tokens: PageTokens): UnaryHandlers<AppServiceService, CallContext> {
+/** AppService's location calls. Permissions are checked by the rule table (rules.ts) before these run; a move asks the engine about the new parent. */
+export function createLocationHandlers(locations: LocationStore, permissions: Permissions, tokens: PageTokens): UnaryHandlers<AppServiceService, CallContext> {
   return {
     async createLocation(request, ctx) {
       const name = displayName('name', request.name);
@@ -42,13 +37,13 @@ export function createLocationHandlers(locations: LocationStore, access: Access,
       const newParent = request.parentLocationId;
       if (newParent !== undefined && newParent !== location.parentId) {
         // Moving needs owner in the owning organization on the location, and on the new parent (or the organization).
-        access.require(ctx.caller.identity, { kind: 'location', id: location.id, field: 'location_id' }, 'owner', { grants: ctx.grants, owningOrganizationOnly: true });
+        permissions.require(ctx.caller.identity, { kind: 'location', id: location.id, field: 'location_id' }, 'owner', { grants: ctx.grants, owningOrganizationOnly: true });
         if (newParent === '') {
-          access.require(ctx.caller.identity, { kind: 'organization', id: location.orgId, field: 'location_id' }, 'owner', { grants: ctx.grants });
+          permissions.require(ctx.caller.identity, { kind: 'organization', id: location.orgId, field: 'location_id' }, 'owner', { grants: ctx.grants });
           changes.parentId = null;
         } else {
-          const parent = access.resolve({ kind: 'location', id: newParent, field: 'parent_location_id' });
-          if (parent === undefined || parent.kind !== 'location' || !access.sees(ctx.grants, parent)) {
+          const parent = permissions.resolve({ kind: 'location', id: newParent, field: 'parent_location_id' });
+          if (parent === undefined || parent.kind !== 'location' || !permissions.sees(ctx.grants, parent)) {
             throw notFound(Reason.LOCATION_NOT_FOUND, 'location', newParent, 'parent_location_id');
           }
           if (parent.orgId !== location.orgId) {
@@ -62,7 +57,7 @@ export function createLocationHandlers(locations: LocationStore, access: Access,
               'parent_location_id',
             );
           }
-          access.require(ctx.caller.identity, { kind: 'location', id: parent.id, field: 'parent_location_id' }, 'owner', { grants: ctx.grants, owningOrganizationOnly: true });
+          permissions.require(ctx.caller.identity, { kind: 'location', id: parent.id, field: 'parent_location_id' }, 'owner', { grants: ctx.grants, owningOrganizationOnly: true });
           changes.parentId = parent.id;
         }
       }
@@ -92,8 +87,8 @@ export function createLocationHandlers(locations: LocationStore, access: Access,
       const size = pageSize('page_size', request.pageSize);
       const fingerprint = PageTokens.fingerprint('ListLocations', { orgId: org.id });
       const cursor = tokens.read(fingerprint, request.pageToken);
-      const nodes = locations.accessibleTo(org.id);
-      const readable = locations.readable(nodes, ctx.grants, org.id);
+      const nodes = permissions.reach(org.id);
+      const readable = permissions.readable(nodes, ctx.grants, org.id);
       const sorted = nodes.filter((n) => readable.has(n.id)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const [afterName, afterId] = (cursor?.after ?? []) as [string?, string?];
       const rest = afterName === undefined ? sorted : sorted.filter((n) => n.name > afterName || (n.name === afterName && n.id > (afterId ?? '')));
@@ -109,7 +104,7 @@ export function createLocationHandlers(locations: LocationStore, access: Access,
 
     async shareLocation(request, ctx) {
       const location = targetOf(ctx, 'location');
-      if (access.resolve({ kind: 'organization', id: request.organizationId, field: 'organization_id' }) === undefined) {
+      if (permissions.resolve({ kind: 'organization', id: request.organizationId, field: 'organization_id' }) === undefined) {
         throw notFound(Reason.ORGANIZATION_NOT_FOUND, 'organization', request.organizationId, 'organization_id');
       }
       if (location.accessOrgIds.includes(request.organizationId)) {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Location } from '../../proto/gen/fleet/app/v1/locations';
-import type { Grant } from '../access/access';
 import { present } from '../errors';
 
 interface LocationRow {
@@ -14,20 +13,23 @@ interface LocationRow {
   robot_count: number;
 }
 
-/** A location as the listings and the readability rules need it. */
-export interface LocationNode {
-  readonly id: string;
-  readonly orgId: string;
-  readonly parentId: string | null;
-  readonly name: string;
-}
-
 const SELECT = `SELECT l.id, l.organization_id, l.parent_location_id, l.name, l.region, l.created_on,
   (SELECT count(*) FROM robots r WHERE r.location_id = l.id) AS robot_count FROM locations l`;
 
+/**
+ * What deleting a location needs of the authorizations, which the access domain writes
+ * (access/authorizations.ts): handed in by server.ts, since a domain imports no other domain.
+ */
+export interface LocationAuthorizations {
+  dropOn(resourceType: 'location', resourceId: string): void;
+}
+
 /** Locations, their nesting and who they are shared with. */
 export class LocationStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly authorizations: LocationAuthorizations,
+  ) {}
 
   private shares(ids: readonly string[]): Map<string, string[]> {
     const rows = this.db
@@ -87,7 +89,7 @@ export class LocationStore {
   /** Delete an empty location, its metadata, its shares and the authorizations on it. */
   delete(id: string): void {
     this.db.transaction(() => {
-      this.db.prepare("DELETE FROM authorizations WHERE resource_type = 'location' AND resource_id = ?").run(id);
+      this.authorizations.dropOn('location', id);
       this.db.prepare('DELETE FROM locations WHERE id = ?').run(id);
     })();
   }
@@ -111,49 +113,6 @@ export class LocationStore {
 
   setMetadata(id: string, json: string): void {
     this.db.prepare('UPDATE locations SET metadata = ? WHERE id = ?').run(json, id);
-  }
-
-  /**
-   * Every location an organization has access to: the ones it owns, and those shared with it with
-   * everything under them. The whole set, since readability depends on ancestors; it is small next
-   * to the machines in it.
-   */
-  accessibleTo(orgId: string): LocationNode[] {
-    return this.db
-      .prepare(
-        `WITH RECURSIVE reach (id) AS (
-           SELECT id FROM locations WHERE organization_id = @org
-           UNION
-           SELECT location_id FROM location_shares WHERE organization_id = @org
-           UNION
-           SELECT l.id FROM locations l JOIN reach ON l.parent_location_id = reach.id
-         )
-         SELECT l.id, l.organization_id AS orgId, l.parent_location_id AS parentId, l.name FROM locations l WHERE l.id IN (SELECT id FROM reach)`,
-      )
-      .all({ org: orgId }) as LocationNode[];
-  }
-
-  /**
-   * Of `nodes` (accessible through `orgId`), the ids the caller can read: all of them with a role in
-   * that organization; else those covered by an organization role in their owner or in an
-   * organization they are shared with, or by a location role on themselves or an ancestor.
-   */
-  readable(nodes: readonly LocationNode[], grants: readonly Grant[], orgId: string): Set<string> {
-    const orgRoles = new Set(grants.filter((g) => g.resourceType === 'organization').map((g) => g.resourceId));
-    if (orgRoles.has(orgId)) return new Set(nodes.map((n) => n.id));
-    const byId = new Map(nodes.map((n) => [n.id, n]));
-    const locationRoles = new Set(grants.filter((g) => g.resourceType === 'location').map((g) => g.resourceId));
-    const shares = this.shares(nodes.map((n) => n.id));
-    const out = new Set<string>();
-    for (const node of nodes) {
-      for (let at: LocationNode | undefined = node; at !== undefined; at = at.parentId === null ? undefined : byId.get(at.parentId)) {
-        if (locationRoles.has(at.id) || orgRoles.has(at.orgId) || (shares.get(at.id) ?? []).some((o) => orgRoles.has(o))) {
-          out.add(node.id);
-          break;
-        }
-      }
-    }
-    return out;
   }
 
   /** Locations by id, as the wire carries them. */

@@ -1,24 +1,12 @@
 import { status } from '@grpc/grpc-js';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import type { Access, LocationTarget, PartTarget, RobotTarget } from '../access/access';
 import { FleetError, present, Reason } from '../errors';
-import { targetOf } from '../locations/handlers';
-import type { LocationStore } from '../locations/store';
 import { PageTokens, pageSize } from '../paging';
+import type { LocationTarget, Permissions } from '../permissions/engine';
+import { partOf, robotOf, targetOf } from '../permissions/resources';
 import type { CallContext, UnaryHandlers } from '../rpc';
 import { displayName, metadataJson, metadataObject, notFound } from '../validate';
 import type { MachineStore } from './store';
-
-function robotOf(ctx: CallContext): RobotTarget {
-  if (ctx.target?.kind !== 'robot') throw new Error(`${ctx.method}: the permission table resolved ${ctx.target?.kind ?? 'nothing'}, not robot`);
-  return ctx.target;
-}
-
-/** The part the permission table resolved for this call. */
-export function partOf(ctx: CallContext): PartTarget {
-  if (ctx.target?.kind !== 'part') throw new Error(`${ctx.method}: the permission table resolved ${ctx.target?.kind ?? 'nothing'}, not part`);
-  return ctx.target;
-}
 
 const nameTaken = (what: string, name: string, where: string) =>
   new FleetError(status.ALREADY_EXISTS, Reason.NAME_TAKEN, `${where} has a ${what} named ${JSON.stringify(name)} already; names are unique within a location`);
@@ -33,8 +21,8 @@ function asNameTaken<T>(what: string, name: string, where: string, run: () => T)
   }
 }
 
-/** AppService's machine and part calls. Permissions are checked by the rule table before these run. */
-export function createMachineHandlers(machines: MachineStore, locations: LocationStore, access: Access, tokens: PageTokens): UnaryHandlers<AppServiceService, CallContext> {
+/** AppService's machine and part calls. Permissions are checked by the rule table (rules.ts) before these run; a move and a part found by name ask the engine about the second resource. */
+export function createMachineHandlers(machines: MachineStore, permissions: Permissions, tokens: PageTokens): UnaryHandlers<AppServiceService, CallContext> {
   const where = (location: LocationTarget) => `location ${JSON.stringify(location.name)}`;
   return {
     async newRobot(request, ctx) {
@@ -70,17 +58,17 @@ export function createMachineHandlers(machines: MachineStore, locations: Locatio
       const name = displayName('name', request.name);
       let destination = robot.location;
       if (request.locationId !== robot.location.id) {
-        const found = access.resolve({ kind: 'location', id: request.locationId, field: 'location_id' });
-        if (found === undefined || found.kind !== 'location' || !access.sees(ctx.grants, found)) throw notFound(Reason.LOCATION_NOT_FOUND, 'location', request.locationId, 'location_id');
+        const found = permissions.resolve({ kind: 'location', id: request.locationId, field: 'location_id' });
+        if (found === undefined || found.kind !== 'location' || !permissions.sees(ctx.grants, found)) throw notFound(Reason.LOCATION_NOT_FOUND, 'location', request.locationId, 'location_id');
         destination = found;
         if (destination.orgId !== robot.location.orgId) {
           throw new FleetError(status.FAILED_PRECONDITION, Reason.CROSS_ORGANIZATION_MOVE, `location ${request.locationId} belongs to another organization; a machine moves only within its own`, 'location_id');
         }
         // Organization owner, or owner on both the current and the destination location.
-        const orgOwner = access.roleOn(ctx.grants, { kind: 'organization', id: robot.location.orgId }) === 'owner';
+        const orgOwner = permissions.roleOn(ctx.grants, { kind: 'organization', id: robot.location.orgId }) === 'owner';
         const both =
-          access.roleOn(ctx.grants, robot.location, { owningOrganizationOnly: true }) === 'owner' &&
-          access.roleOn(ctx.grants, destination, { owningOrganizationOnly: true }) === 'owner';
+          permissions.roleOn(ctx.grants, robot.location, { owningOrganizationOnly: true }) === 'owner' &&
+          permissions.roleOn(ctx.grants, destination, { owningOrganizationOnly: true }) === 'owner';
         if (!orgOwner && !both) {
           throw new FleetError(
             status.PERMISSION_DENIED,
@@ -124,7 +112,7 @@ export function createMachineHandlers(machines: MachineStore, locations: Locatio
       if (id === undefined) {
         throw new FleetError(status.NOT_FOUND, Reason.ROBOT_PART_NOT_FOUND, `${where(location)} has no part named ${JSON.stringify(name)} visible to this API key`, 'name');
       }
-      access.require(ctx.caller.identity, { kind: 'part', id, field: 'name' }, 'operator', { grants: ctx.grants });
+      permissions.require(ctx.caller.identity, { kind: 'part', id, field: 'name' }, 'operator', { grants: ctx.grants });
       return { part: present(machines.part(id), 'the part').part };
     },
 
@@ -193,8 +181,8 @@ export function createMachineHandlers(machines: MachineStore, locations: Locatio
       if (remaining <= 0) return { machineSummaries: [], nextPageToken: '' };
 
       // What the caller may read through this organization: readable locations, and machines it holds a role on.
-      const nodes = locations.accessibleTo(org.id);
-      const readable = locations.readable(nodes, ctx.grants, org.id);
+      const nodes = permissions.reach(org.id);
+      const readable = permissions.readable(nodes, ctx.grants, org.id);
       const reach = new Set(nodes.map((n) => n.id));
       const robotGrants = machines.robotsIn(
         ctx.grants.filter((g) => g.resourceType === 'robot').map((g) => g.resourceId),

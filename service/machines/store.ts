@@ -53,9 +53,20 @@ export function partFqdn(name: string, id: string): string {
   return `${slug(name)}-${id.slice(0, 8)}.fleet.internal`;
 }
 
+/**
+ * What deleting a machine needs of the authorizations, which the access domain writes
+ * (access/authorizations.ts): handed in by server.ts, since a domain imports no other domain.
+ */
+export interface MachineAuthorizations {
+  dropOn(resourceType: 'robot', resourceId: string): void;
+}
+
 /** Machines and their parts. Every write that touches more than one row is one transaction. */
 export class MachineStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly authorizations: MachineAuthorizations,
+  ) {}
 
   robot(id: string): Robot | undefined {
     const row = this.db.prepare(`${ROBOT} WHERE r.id = ?`).get(id) as RobotRow | undefined;
@@ -161,7 +172,7 @@ export class MachineStore {
   /** Delete a machine with its parts, secrets and metadata, and the authorizations on it. */
   deleteRobot(id: string): void {
     this.db.transaction(() => {
-      this.db.prepare("DELETE FROM authorizations WHERE resource_type = 'robot' AND resource_id = ?").run(id);
+      this.authorizations.dropOn('robot', id);
       this.db.prepare('DELETE FROM robots WHERE id = ?').run(id);
     })();
   }

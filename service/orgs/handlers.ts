@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { FleetError, present, Reason } from '../errors';
-import { targetOf } from '../locations/handlers';
+import { targetOf } from '../permissions/resources';
 import type { CallContext, UnaryHandlers } from '../rpc';
 import { displayName, freeText, metadataJson, metadataObject, notFound } from '../validate';
 import type { OrgStore } from './store';

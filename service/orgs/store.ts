@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';
-import type { Identity } from '../auth/guard';
 import { present } from '../errors';
+import type { Grant, Identity } from '../permissions/engine';
 
-/** A role, as the spec names them. */
-export type Role = 'owner' | 'operator';
-/** What an authorization is granted on. */
-export type ResourceType = 'organization' | 'location' | 'robot';
+/**
+ * What creating and deleting an organization need of the authorizations, which the access domain
+ * writes (access/authorizations.ts): handed in by the composition root, since a domain imports no
+ * other domain. Both run inside this store's transactions.
+ */
+export interface OrgAuthorizations {
+  grant(identity: Identity, on: Grant, now?: Date): void;
+  dropOnResourcesOf(orgId: string): void;
+}
 
 /** Optional fields of a new organization; the service's own API sets none of them yet (the demo fleet does). */
 export interface NewOrganizationExtras {
@@ -45,7 +50,10 @@ function toOrganization(row: OrgRow): Organization {
  * its locations or robots).
  */
 export class OrgStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly authorizations: OrgAuthorizations,
+  ) {}
 
   /** Create an organization and make `owner` its organization owner, in one transaction. */
   create(name: string, owner: Identity, extras: NewOrganizationExtras = {}, now: Date = new Date()): Organization {
@@ -54,25 +62,9 @@ export class OrgStore {
       this.db
         .prepare('INSERT INTO organizations (id, name, created_on, public_namespace, region, cid) VALUES (?, ?, ?, ?, ?, ?)')
         .run(id, name, now.toISOString(), extras.publicNamespace ?? null, extras.region ?? '', extras.cid ?? '');
-      this.grant(owner, { organizationId: id, resourceType: 'organization', resourceId: id, role: 'owner' }, now);
+      this.authorizations.grant(owner, { organizationId: id, resourceType: 'organization', resourceId: id, role: 'owner' }, now);
     })();
     return toOrganization(this.db.prepare(`SELECT ${COLUMNS} FROM organizations o WHERE o.id = ?`).get(id) as OrgRow);
-  }
-
-  /** Give `identity` a role on a resource of an organization. Granting a role it already holds changes nothing. */
-  grant(
-    identity: Identity,
-    on: { readonly organizationId: string; readonly resourceType: ResourceType; readonly resourceId: string; readonly role: Role },
-    now: Date = new Date(),
-  ): void {
-    this.db
-      .prepare(
-        `INSERT INTO authorizations
-           (authorization_type, authorization_id, resource_type, resource_id, identity_id, identity_type, organization_id, role_id, created_at)
-         VALUES ('role', ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
-      )
-      .run(`${on.resourceType}_${on.role}`, on.resourceType, on.resourceId, identity.id, identity.type, on.organizationId, on.role, now.toISOString());
   }
 
   /** The organizations `identity` holds an authorization in, by name. */
@@ -116,14 +108,7 @@ export class OrgStore {
    */
   delete(id: string): void {
     this.db.transaction(() => {
-      // Authorizations of other organizations on resources this one owns (a location role granted through a share, say).
-      this.db
-        .prepare(
-          `DELETE FROM authorizations
-            WHERE (resource_type = 'location' AND resource_id IN (SELECT id FROM locations WHERE organization_id = @id))
-               OR (resource_type = 'robot' AND resource_id IN (SELECT r.id FROM robots r JOIN locations l ON l.id = r.location_id WHERE l.organization_id = @id))`,
-        )
-        .run({ id });
+      this.authorizations.dropOnResourcesOf(id);
       this.db.prepare('DELETE FROM organizations WHERE id = ?').run(id);
     })();
   }

@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3';
 import { AppType, type App } from '../../proto/gen/fleet/app/v1/apps';
 import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';
 import { PackageType, Visibility, type Model } from '../../proto/gen/fleet/app/v1/registry';
+import { tarball } from '../tar';
 import type { RegistryFiles } from './files';
 import { RegistryStore } from './store';
 
@@ -155,29 +156,6 @@ const ITEMS: readonly DemoItem[] = [
   },
 ];
 
-/** A tar archive (ustar) of `files`, as a module build has them. */
-export function tarball(files: Readonly<Record<string, string>>): Buffer {
-  const blocks: Buffer[] = [];
-  for (const [name, text] of Object.entries(files)) {
-    const body = Buffer.from(text);
-    const header = Buffer.alloc(512);
-    header.write(name, 0, 100);
-    header.write('0000755\0', 100);
-    header.write('0000000\0', 108);
-    header.write('0000000\0', 116);
-    header.write(`${body.length.toString(8).padStart(11, '0')}\0`, 124);
-    header.write(`${Math.floor(Date.UTC(2026, 0, 1) / 1000).toString(8).padStart(11, '0')}\0`, 136);
-    header.write('        ', 148);
-    header.write('0', 156);
-    header.write('ustar\0' + '00', 257);
-    let sum = 0;
-    for (const b of header) sum += b;
-    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-    blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return Buffer.concat(blocks);
-}
 
 /** Fill the demo organizations' registries (by organization name) with ITEMS and their files. */
 export function seedDemoRegistry(db: Database.Database, files: RegistryFiles, orgs: readonly Organization[], now: Date): void {

@@ -1,14 +1,15 @@
 import { status } from '@grpc/grpc-js';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { PackageType, Visibility, type UploadModuleFileRequest } from '../../proto/gen/fleet/app/v1/registry';
-import type { Access, Grant, RegistryTarget } from '../access/access';
+import type { Grant, Permissions, RegistryTarget } from '../permissions/engine';
 import { FleetError, invalidArgument, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { CallContext, ClientStreamHandlers, UnaryHandlers } from '../rpc';
 import { notFound } from '../validate';
 import type { RegistryFiles } from './files';
 import { apps, archivePath, httpUrl, models, registryText } from './validate';
-import { wireId, type RegistryStore } from './store';
+import { wireId } from '../permissions/engine';
+import type { RegistryStore } from './store';
 import { fileKey, UploadStreams, type Streaming } from './streams';
 
 /** Largest chunk of an upload. */
@@ -80,7 +81,7 @@ export interface RegistryHandlerOptions {
 export function createRegistryHandlers(
   store: RegistryStore,
   files: RegistryFiles,
-  access: Access,
+  permissions: Permissions,
   tokens: PageTokens,
   options: RegistryHandlerOptions,
 ): UnaryHandlers<typeof AppServiceService, CallContext> & ClientStreamHandlers<typeof AppServiceService, CallContext> {
@@ -371,8 +372,8 @@ export function createRegistryHandlers(
   /** The app as its module's latest version declares it, if the caller sees that module. */
   function visibleApp(namespace: string, name: string, ctx: CallContext) {
     const found = store.app(namespace, name);
-    const module = found && access.registryItem(wireId(found.row), 'module');
-    if (!found || !module || !access.sees(ctx.grants, module)) throw notFound(Reason.APP_NOT_FOUND, 'app', `${namespace}/${name}`, 'name');
+    const module = found && permissions.registryItem(wireId(found.row), 'module');
+    if (!found || !module || !permissions.sees(ctx.grants, module)) throw notFound(Reason.APP_NOT_FOUND, 'app', `${namespace}/${name}`, 'name');
     const files = store.versions(found.row).find((v) => v.version === found.version)?.platforms ?? [];
     return { ...found, files };
   }

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import type { App } from '../../proto/gen/fleet/app/v1/apps';
 import { PackageType, RegistryItemStatus, Visibility, type Model, type Module, type ModuleVersion, type RegistryItem } from '../../proto/gen/fleet/app/v1/registry';
 import { FleetError, present, Reason } from '../errors';
+import { wireId } from '../permissions/engine';
 
 export interface ItemRow {
   readonly id: string;
@@ -62,11 +63,6 @@ const SELECT = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '')
  */
 export function versionKey(version: string): string {
   return version.replace(/\d+/g, (n) => n.padStart(8, '0'));
-}
-
-/** The wire id of an item: `<namespace>:<name>`, or `<organization id>:<name>` without a namespace. */
-export function wireId(row: Pick<ItemRow, 'namespace' | 'organization_id' | 'name'>): string {
-  return `${row.namespace || row.organization_id}:${row.name}`;
 }
 
 function escapeLike(text: string): string {

@@ -9,30 +9,10 @@ import { PackageType, RegistryItemStatus, Visibility, type Model } from '../../p
 import { invalidArgument, Reason } from '../errors';
 import { MAX_NAME_LENGTH, requiredId } from '../validate';
 
-const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** Longest description, url, entrypoint or first-run script path. */
 export const MAX_REGISTRY_TEXT = 4096;
 /** Most models or apps one module declares. */
 export const MAX_DECLARED = 200;
-
-/** A registry item or module name: lowercase letters, digits, `-` and `_`, starting with a letter or digit; 1–200 characters. */
-export function registryName(field: string, value: string): string {
-  if (value === '') throw invalidArgument(field, Reason.REQUIRED_FIELD_MISSING, `${field} is required`);
-  if (value.length > MAX_NAME_LENGTH) throw invalidArgument(field, Reason.FIELD_TOO_LONG, `${field} must be at most ${MAX_NAME_LENGTH} characters`);
-  if (!NAME.test(value)) throw invalidArgument(field, Reason.FIELD_INVALID, `${field} may hold only lowercase letters, digits, "-" and "_", starting with a letter or digit`);
-  return value;
-}
-
-/** An item or module id: `<public namespace or organization id>:<name>`. */
-export function registryId(field: string, value: string): string {
-  requiredId(field, value);
-  const colon = value.indexOf(':');
-  if (colon <= 0 || colon === value.length - 1) {
-    throw invalidArgument(field, Reason.FIELD_INVALID, `${field} must have the form <public namespace or organization id>:<name>, e.g. "acme:lidar-driver"`);
-  }
-  if (!NAME.test(value.slice(colon + 1))) throw invalidArgument(field, Reason.FIELD_INVALID, `the name in ${field} may hold only lowercase letters, digits, "-" and "_"`);
-  return value;
-}
 
 function enumValue<E extends number>(field: string, value: number, allowed: readonly E[], what: string): E {
   if (!allowed.includes(value as E)) throw invalidArgument(field, Reason.ENUM_VALUE_INVALID, `${field} must be ${what}${value === 0 ? ', not UNSPECIFIED' : ` (${value} is none of them)`}`);

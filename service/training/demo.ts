@@ -8,8 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';
 import { ModelType, TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import type { RegistryFiles } from '../registry/files';
-import { publishModel } from './publish';
+import { publishModel, type ModelRegistry } from './publish';
 import { iso, TrainingStore } from './store';
 
 const GB = 1024 ** 3;
@@ -163,7 +162,7 @@ const JOBS: readonly DemoJob[] = [
 ];
 
 /** Datasets for every organization of `orgs`, and the first one's jobs. */
-export function seedDemoTraining(db: Database.Database, files: RegistryFiles, orgs: readonly Organization[], now: Date): void {
+export function seedDemoTraining(db: Database.Database, registry: ModelRegistry, orgs: readonly Organization[], now: Date): void {
   const store = new TrainingStore(db);
   const at = now.getTime();
   const datasetIds = new Map<string, string>();
@@ -201,7 +200,7 @@ export function seedDemoTraining(db: Database.Database, files: RegistryFiles, or
         // Published as the runner publishes: the model item, its version and a real artifact.
         set.run({ ...row, status: TrainingStatus.TRAINING_STATUS_RUNNING, started: iso(created + o.startAfter) });
         const dataset = store.dataset(main.id, datasetIds.get(job.dataset) ?? '');
-        publishModel(db, files, store, store.row(id), created + o.startAfter + o.runFor, dataset && { name: dataset.name, imageCount: dataset.image_count });
+        publishModel(db, registry, store, store.row(id), created + o.startAfter + o.runFor, dataset && { name: dataset.name, imageCount: dataset.image_count });
         break;
       }
       case TrainingStatus.TRAINING_STATUS_FAILED: {

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import { ModelType, type MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import type { Access } from '../access/access';
+import type { Permissions } from '../permissions/engine';
 import { FleetError, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { CallContext, UnaryHandlers } from '../rpc';
@@ -21,7 +21,7 @@ function jobId(ctx: CallContext): string {
  */
 export function createTrainingHandlers(
   store: TrainingStore,
-  access: Access,
+  permissions: Permissions,
   tokens: PageTokens,
   options: { now?: () => number; maxPendingJobs?: number } = {},
 ): UnaryHandlers<typeof MLTrainingServiceService, CallContext> {
@@ -38,8 +38,8 @@ export function createTrainingHandlers(
     },
 
     async submitCustomTrainingJob(request, ctx) {
-      const item = access.registryItem(request.registryItemId);
-      if (item === undefined || !access.sees(ctx.grants, item)) throw notFound(Reason.REGISTRY_ITEM_NOT_FOUND, 'registry item', request.registryItemId, 'registry_item_id');
+      const item = permissions.registryItem(request.registryItemId);
+      if (item === undefined || !permissions.sees(ctx.grants, item)) throw notFound(Reason.REGISTRY_ITEM_NOT_FOUND, 'registry item', request.registryItemId, 'registry_item_id');
       if (item.type !== PackageType.PACKAGE_TYPE_ML_TRAINING) {
         throw new FleetError(
           status.FAILED_PRECONDITION,

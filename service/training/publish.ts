@@ -11,12 +11,26 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
+import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import { ModelType } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import { tarball } from '../registry/demo';
-import type { RegistryFiles } from '../registry/files';
-import { RegistryStore, wireId } from '../registry/store';
+import { tarball } from '../tar';
 import { iso, type JobRow, type TrainingStore } from './store';
+
+/**
+ * What publishing needs of the registry, which keeps items, versions and their files: handed in by
+ * the composition root (registry/models.ts), since a domain imports no other domain. Synchronous,
+ * so that it runs inside the job's transaction.
+ */
+export interface ModelRegistry {
+  /** A new private ML model item named `name` in the organization. */
+  createModelItem(orgId: string, name: string, description: string, now: Date): { id: string; type: number; wire_id: string };
+  /** Whether `version` of the item exists already: a file for `platform`, or the version by any other upload. */
+  hasVersion(itemId: string, version: string, platform: string): boolean;
+  /** Where the file of `version` for `platform` is kept. */
+  path(itemId: string, version: string, platform: string): string;
+  /** Record the file written at {@link path} as `version` of the item. */
+  addFile(itemId: string, version: string, platform: string, sizeBytes: number, sha256: string, now: Date): void;
+}
 
 /** The platform of a trained model's file: models run wherever Linux robots do (matches every `linux/<arch>` filter). */
 export const MODEL_PLATFORM = 'linux/any';
@@ -70,8 +84,7 @@ export function modelArtifact(job: JobRow, dataset: { name: string; imageCount: 
  * model item's wire id. Throws {@link PublishRefused} when the name or version cannot be used
  * (taken meanwhile by an item of another type, or a version uploaded meanwhile).
  */
-export function publishModel(db: Database.Database, files: RegistryFiles, training: TrainingStore, job: JobRow, nowMs: number, dataset?: { name: string; imageCount: number }): string {
-  const registry = new RegistryStore(db, () => '');
+export function publishModel(db: Database.Database, registry: ModelRegistry, training: TrainingStore, job: JobRow, nowMs: number, dataset?: { name: string; imageCount: number }): string {
   const bytes = modelArtifact(job, dataset, nowMs);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const written: { path?: string } = {};
@@ -79,23 +92,20 @@ export function publishModel(db: Database.Database, files: RegistryFiles, traini
     return db.transaction(() => {
       let item = training.itemNamed(job.organization_id, job.model_name);
       if (item === undefined) {
-        const row = registry.create(job.organization_id, job.model_name, PackageType.PACKAGE_TYPE_ML_MODEL, new Date(nowMs));
         const kind = job.is_custom === 1 ? `the training script ${job.script_wire_id ?? job.registry_item_id}` : TYPE_WORDS[job.model_type];
-        registry.update(row.id, { description: `ML model (${kind}); its versions are published by the organization's training jobs.`, visibility: Visibility.VISIBILITY_PRIVATE }, new Date(nowMs));
-        item = { id: row.id, type: row.type, wire_id: wireId(row) };
+        item = registry.createModelItem(job.organization_id, job.model_name, `ML model (${kind}); its versions are published by the organization's training jobs.`, new Date(nowMs));
       }
       if (item.type !== PackageType.PACKAGE_TYPE_ML_MODEL) {
         throw new PublishRefused(Code.FAILED_PRECONDITION, `the model could not be published: registry item ${item.wire_id} is of type ${PackageType[item.type] ?? item.type}, not an ML model; submit again with another model_name`);
       }
-      const row = registry.row(item.id);
-      if (registry.fileOf(item.id, job.model_version, MODEL_PLATFORM) !== undefined || db.prepare('SELECT 1 FROM registry_versions WHERE item_id = ? AND version = ?').get(item.id, job.model_version) !== undefined) {
+      if (registry.hasVersion(item.id, job.model_version, MODEL_PLATFORM)) {
         throw new PublishRefused(Code.ALREADY_EXISTS, `the model could not be published: version ${job.model_version} of ${item.wire_id} was uploaded while the job ran; submit again with a new model_version`);
       }
-      const path = files.path(item.id, job.model_version, MODEL_PLATFORM);
+      const path = registry.path(item.id, job.model_version, MODEL_PLATFORM);
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       writeFileSync(path, bytes, { mode: 0o600 });
       written.path = path;
-      registry.addFile(row, job.model_version, MODEL_PLATFORM, bytes.length, sha256, new Date(nowMs));
+      registry.addFile(item.id, job.model_version, MODEL_PLATFORM, bytes.length, sha256, new Date(nowMs));
       if (!training.succeed(job.id, item.wire_id, nowMs)) throw new PublishRefused(Code.INTERNAL, 'the job was no longer running when its model was published');
       return item.wire_id;
     }).immediate();

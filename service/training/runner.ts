@@ -28,8 +28,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import { TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import type { RegistryFiles } from '../registry/files';
-import { Code, publishModel, PublishRefused } from './publish';
+import { Code, publishModel, PublishRefused, type ModelRegistry } from './publish';
 import { iso, TrainingStore, type JobRow } from './store';
 
 /** How long a job runs by default (the demo's pace). */
@@ -72,7 +71,7 @@ export class TrainingRunner {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly files: RegistryFiles,
+    private readonly registry: ModelRegistry,
     private readonly log: (line: string) => void,
     readonly timing: TrainingTiming,
     private readonly now: () => number = Date.now,
@@ -137,7 +136,7 @@ export class TrainingRunner {
     }
     const dataset = this.store.dataset(job.organization_id, job.dataset_id);
     try {
-      publishModel(this.db, this.files, this.store, job, nowMs, dataset && { name: dataset.name, imageCount: dataset.image_count });
+      publishModel(this.db, this.registry, this.store, job, nowMs, dataset && { name: dataset.name, imageCount: dataset.image_count });
     } catch (e) {
       if (e instanceof PublishRefused) {
         this.store.fail(job.id, e.code, e.message, nowMs);

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import { TrainingStatus, type ModelType, type TrainedModel, type TrainingDataset, type TrainingJobMetadata } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { FleetError, present, Reason } from '../errors';
-import { wireId } from '../registry/store';
+import { wireId } from '../permissions/engine';
 import { notFound } from '../validate';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -38,6 +38,14 @@ describe('layer rules', () => {
     ['main/orgs/x.ts', "import { app } from 'electron';", 'no-restricted-imports'],
     ['preload/x.ts', "import { readFileSync } from 'node:fs';", 'no-restricted-imports'],
     ['preload/x.ts', "import { Backend } from '../main/backend/backend';", 'no-restricted-imports'],
+    // Service domains are leaves; the kernel imports none of them.
+    ['service/logs/x.ts', "import { partOf } from '../machines/handlers';", 'no-restricted-imports'],
+    ['service/orgs/x.ts', "import type { Authorizations } from '../access/authorizations';", 'no-restricted-imports'],
+    ['service/registry/deep/x.ts', "import { OrgStore } from '../../orgs/store';", 'no-restricted-imports'],
+    ['service/machines/x.ts', "import { Backend } from '../../main/backend/backend';", 'no-restricted-imports'],
+    ['service/rpc.ts', "import type { Caller } from './auth/guard';", 'no-restricted-imports'],
+    ['service/permissions/x.ts', "import type { Role } from '../orgs/store';", 'no-restricted-imports'],
+    ['service/db/migrations/x.ts', "import { LogStore } from '../../logs/store';", 'no-restricted-imports'],
   ])('%s: %s is refused', async (file, code, rule) => {
     expect(await ruleIds(file, code)).toContain(rule);
   });
@@ -52,6 +60,14 @@ describe('layer rules', () => {
     ['main/orgs/x.ts', "import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';"],
     ['renderer/src/main.ts', "import App from './App.svelte';"],
     ['service/x.ts', "import { startService } from './server';"],
+    ['service/logs/x.ts', "import { partOf } from '../permissions/resources';"],
+    ['service/logs/x.ts', "import type { CallContext } from '../rpc';"],
+    ['service/logs/x.ts', "import { LogStore } from './store';"],
+    ['service/logs/x.ts', "import { migrate } from '../db/migrate';"],
+    ['service/orgs/x.ts', "import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';"],
+    ['service/permissions/x.ts', "import type { CallContext } from '../rpc';"],
+    ['service/server.ts', "import { createOrgHandlers } from './orgs/handlers';"],
+    ['service/demo.ts', "import { partFqdn } from './machines/store';"],
   ])('%s: %s is allowed', async (file, code) => {
     const ids = await ruleIds(file, code);
     expect(ids.filter((id) => id === 'no-restricted-imports')).toEqual([]);

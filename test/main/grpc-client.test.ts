@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppServiceService, type AppServiceServer } from '../../proto/gen/fleet/app/v1/app';
 import type { ListOrganizationsRequest, ListOrganizationsResponse } from '../../proto/gen/fleet/app/v1/orgs';
 import { AuthServiceService, type AuthenticateRequest, type AuthenticateResponse, type AuthServiceServer } from '../../proto/gen/fleet/auth/v1/auth';
-import { ApiKeyStore } from '../../service/auth/keys';
+import { ApiKeyStore } from '../../service/access/keys';
 import { AppError } from '../../main/backend/errors';
 import { FleetClient } from '../../main/grpc/client';
 import { startTestService, type TestService } from '../service/helpers';

@@ -4,7 +4,7 @@ import { startService } from '../../service/server';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ApiKeyStore, HASH_SCHEME, LEGACY_SCHEME, scryptHash } from '../../service/auth/keys';
+import { ApiKeyStore, HASH_SCHEME, LEGACY_SCHEME, scryptHash } from '../../service/access/keys';
 import { TOKEN_ISSUER } from '../../service/auth/tokens';
 import { bearer, call, createKeyWithOrg, expectError, ownerMetadata, startTestService, tokenFor, type TestService } from './helpers';
 

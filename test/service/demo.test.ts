@@ -9,7 +9,7 @@ import { PackageType, RegistryItemStatus, Visibility } from '../../proto/gen/fle
 import { RegistryFiles } from '../../service/registry/files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
-import { startSimulator } from '../../service/machines/simulator';
+import { startSimulator } from '../../service/simulator';
 import { appCall, call, ownerMetadata, startTestService, type TestService } from './helpers';
 
 const LIVE_MS = 10_000;

@@ -4,7 +4,7 @@
 import type { Metadata} from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../service/machines/simulator';
+import { startSimulator } from '../../service/simulator';
 import { appCall, expectError, ownerMetadata, scopedKey, startTestService, type TestService } from './helpers';
 
 let t: TestService;

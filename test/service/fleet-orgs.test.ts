@@ -132,8 +132,8 @@ describe('GetOrganizationsWithAccessToLocation and ListOrganizationsByUser', () 
   it("lists a user's organizations, only those the caller sees; an unknown user has none", async () => {
     const mine = await newOrg('User Org Mine');
     const other = await createKeyWithOrg(t, 'User Org Hidden');
-    const orgs = (await import('../../service/orgs/store')).OrgStore;
-    const store = new orgs(t.db());
+    const authorizations = (await import('../../service/access/authorizations')).Authorizations;
+    const store = new authorizations(t.db());
     store.grant({ type: 'user', id: 'user-42' }, { organizationId: mine.id, resourceType: 'organization', resourceId: mine.id, role: 'operator' });
     store.grant({ type: 'user', id: 'user-42' }, { organizationId: other.orgId, resourceType: 'organization', resourceId: other.orgId, role: 'owner' });
     const result = await appCall(t, 'listOrganizationsByUser', { userId: 'user-42' }, owner);

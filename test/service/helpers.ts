@@ -8,10 +8,12 @@ import type Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { AppServiceClient, AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
-import { ApiKeyStore } from '../../service/auth/keys';
+import { Authorizations } from '../../service/access/authorizations';
+import { ApiKeyStore } from '../../service/access/keys';
 import { openDatabase } from '../../service/db/open';
 import { ERROR_FIELD_KEY, ERROR_REASON_KEY } from '../../service/errors';
-import { OrgStore, type ResourceType, type Role } from '../../service/orgs/store';
+import { OrgStore } from '../../service/orgs/store';
+import type { ResourceType, Role } from '../../service/permissions/engine';
 import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as locationsMessages from '../../proto/gen/fleet/app/v1/locations';
 import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
@@ -108,7 +110,7 @@ export async function createKeyWithOrg(t: TestService, orgName: string): Promise
   const keys = new ApiKeyStore(t.db());
   const key = keys.prepare('test');
   keys.insert(key);
-  const org = new OrgStore(t.db()).create(orgName, { type: '', id: key.id });
+  const org = new OrgStore(t.db(), new Authorizations(t.db())).create(orgName, { type: '', id: key.id });
   return { keyId: key.id, secret: key.secret, orgId: org.id };
 }
 
@@ -239,8 +241,8 @@ export async function scopedKey(
   const keys = new ApiKeyStore(t.db());
   const key = keys.prepare('scoped');
   keys.insert(key);
-  const orgs = new OrgStore(t.db());
-  for (const g of grants) orgs.grant({ type: '', id: key.id }, { organizationId: g.organizationId, resourceType: g.resourceType, resourceId: g.resourceId, role: g.role });
+  const authorizations = new Authorizations(t.db());
+  for (const g of grants) authorizations.grant({ type: '', id: key.id }, { organizationId: g.organizationId, resourceType: g.resourceType, resourceId: g.resourceId, role: g.role });
   return { keyId: key.id, metadata: bearer(await tokenFor(t, key.id, key.secret)) };
 }
 

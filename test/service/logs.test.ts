@@ -4,7 +4,7 @@
 // written with the service's own LogStore on a second connection, as the simulation writes them.
 import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
-import { ApiKeyStore } from '../../service/auth/keys';
+import { ApiKeyStore } from '../../service/access/keys';
 import { TAIL_BUFFER } from '../../service/logs/handlers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogStore, type LogLevel, type NewLogEntry } from '../../service/logs/store';

@@ -15,7 +15,7 @@ import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
 import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import { appRules, trainingRules } from '../../service/access/rules';
+import { appRules, trainingRules } from '../../service/server';
 import { TrainingStore } from '../../service/training/store';
 import { appCall, call, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
 

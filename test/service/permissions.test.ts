@@ -1,7 +1,7 @@
 // The permission model (docs/PROTOCOL.md section 10) for every operation of the fleet, with every
 // kind of caller: organization owner and operator, location owner and operator (on the location the
 // call is about, or its parent), machine operator, a key of another organization, and no token.
-// The expectations are written here from the protocol's rules, not read from service/access/rules.ts,
+// The expectations are written here from the protocol's rules, not read from the domains' rules.ts,
 // so a wrong row in the table fails this test.
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { TrainingStore } from '../../service/training/store';
 import { AppType } from '../../proto/gen/fleet/app/v1/apps';
 import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import type { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
-import { appRules, trainingRules } from '../../service/access/rules';
+import { appRules, trainingRules } from '../../service/server';
 
 type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator' | 'another organization' | 'no token';
 /** `registry`: a private item or module of the organization (roles on the organization; others do not see it). */

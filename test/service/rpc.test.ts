@@ -2,7 +2,7 @@
 // streaming kind (the generated ones may not have them all yet).
 import { Metadata, Server, ServerCredentials, status, type Client } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller, Guard } from '../../service/auth/guard';
+import type { Caller, Guard } from '../../service/rpc';
 import { FleetError, invalidArgument } from '../../service/errors';
 import { addService, methodLabel, type CallContext } from '../../service/rpc';
 import { callAnyKind, expectError, rawClient } from './helpers';

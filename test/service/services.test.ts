@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceService } from '../../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import { appRules, trainingRules } from '../../service/access/rules';
+import { appRules, trainingRules } from '../../service/server';
 import { methodLabel } from '../../service/rpc';
 import { callAnyKind, expectError, ownerMetadata, rawClient, startTestService, type MethodShape, type TestService } from './helpers';
 

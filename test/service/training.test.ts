@@ -18,6 +18,7 @@ import { migrate } from '../../service/db/migrate';
 import { serviceMigrations } from '../../service/db/migrations';
 import { openDatabase } from '../../service/db/open';
 import { RegistryFiles } from '../../service/registry/files';
+import { ModelShelf } from '../../service/registry/models';
 import { DATABASE_FILE, startService } from '../../service/server';
 import { MAX_RUNNING_PER_ORG, TrainingRunner, trainingTiming } from '../../service/training/runner';
 import { TrainingStore } from '../../service/training/store';
@@ -649,8 +650,8 @@ describe('the runner, tick by tick', () => {
     for (const c of cleanups.splice(0)) c();
   });
 
-  /** A migrated database of its own, on a temp dir, with the registry's files beside it. */
-  function standalone(): { db: Database.Database; files: RegistryFiles } {
+  /** A migrated database of its own, on a temp dir, with the registry's files beside it (as the runner publishes into them). */
+  function standalone(): { db: Database.Database; files: ModelShelf } {
     const dir = tempDir();
     const db = openDatabase(join(dir.path, DATABASE_FILE));
     cleanups.push(() => {
@@ -658,7 +659,7 @@ describe('the runner, tick by tick', () => {
       dir.remove();
     });
     migrate(db, serviceMigrations);
-    return { db, files: new RegistryFiles(dir.path) };
+    return { db, files: new ModelShelf(db, new RegistryFiles(dir.path)) };
   }
 
   /** An organization with a dataset labelled `pallet`; answers both ids. */

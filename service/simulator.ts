@@ -11,10 +11,13 @@
  * that are not live log nothing. The log's retention bound is applied once a minute.
  *
  * One UPDATE per second, whatever the fleet's size, decided in SQL, and one insert transaction.
+ *
+ * Composition code beside demo.ts, not in a domain: it plays machines (their check-ins) and logs
+ * (their lines) at once, and a domain imports no other domain.
  */
 import type Database from 'better-sqlite3';
-import { simulatedLevel, simulatedLine, simulatedLines, type LoggingPart } from '../logs/simulated';
-import { LogStore } from '../logs/store';
+import { simulatedLevel, simulatedLine, simulatedLines, type LoggingPart } from './logs/simulated';
+import { LogStore } from './logs/store';
 
 /** How often the simulation runs. */
 export const TICK_MS = 1_000;

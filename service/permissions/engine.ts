@@ -10,14 +10,35 @@
  * of the organizations with access to it is; a machine or part when its location is. Unseen and
  * missing answer the same NOT_FOUND; seen but without the role, PERMISSION_DENIED naming the role.
  *
- * Every handler reaches this through the rule table (rules.ts): nothing checks permissions by hand.
+ * Every call is checked through its domain's rule table (each `service/<domain>/rules.ts`, applied by
+ * rpc.ts) before its handler runs. A handler asks this engine again only about a second resource,
+ * which one table row cannot name: moving a location (locations/handlers.ts) or a machine
+ * (machines/handlers.ts) checks the destination, GetRobotPartByNameAndLocation the part it found by
+ * name, a custom training job its script, GetAppContent and GetAppBranding the app's module,
+ * ShareLocation that the other organization exists. Nothing decides a role any other way.
+ *
+ * This is the kernel: every domain may import it, and it imports no domain.
  */
 import { status } from '@grpc/grpc-js';
 import type Database from 'better-sqlite3';
-import type { Identity } from '../auth/guard';
 import { FleetError, Reason } from '../errors';
-import type { ResourceType, Role } from '../orgs/store';
 import { notFound } from '../validate';
+
+/** Who holds an authorization: an API key (type '') or a user (type 'user'), as in the spec's Authorization. */
+export interface Identity {
+  readonly type: '' | 'user';
+  readonly id: string;
+}
+
+/** A role, as the spec names them. */
+export type Role = 'owner' | 'operator';
+/** What an authorization is granted on. */
+export type ResourceType = 'organization' | 'location' | 'robot';
+
+/** The canonical wire id of a registry item: `<public namespace or organization id>:<name>`. */
+export function wireId(row: { readonly namespace: string; readonly organization_id: string; readonly name: string }): string {
+  return `${row.namespace || row.organization_id}:${row.name}`;
+}
 
 /** An authorization of the caller. */
 export interface Grant {
@@ -91,6 +112,14 @@ export interface TrainingJobTarget {
 export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget | RegistryTarget | TrainingJobTarget;
 export type TargetKind = Target['kind'];
 
+/** A location as listings and the readability rules need it (ListLocations, ListMachineSummaries). */
+export interface LocationNode {
+  readonly id: string;
+  readonly orgId: string;
+  readonly parentId: string | null;
+  readonly name: string;
+}
+
 /** What a rule names: a resource of a kind, by an id taken from a request field. */
 export interface ResourceRef {
   readonly kind: TargetKind;
@@ -126,7 +155,8 @@ const PRIVATE = 1;
 /** PACKAGE_TYPE_MODULE of fleet.app.v1.PackageType. */
 const MODULE = 2;
 
-export class Access {
+/** The permission engine: resolves what a rule names and decides whether the caller may use it. */
+export class Permissions {
   constructor(private readonly db: Database.Database) {}
 
   /** The caller's authorizations, read afresh for every call (another call may have changed them). */
@@ -164,10 +194,10 @@ export class Access {
    * The registry item `<namespace or organization id>:<name>` names (a module when `kind` is
    * `module`: an item of another type is no module). The id's shape is checked before (rules.ts).
    */
-  registryItem(wireId: string, kind: RegistryTarget['kind'] = 'registry'): RegistryTarget | undefined {
-    const colon = wireId.indexOf(':');
-    const prefix = wireId.slice(0, colon);
-    const name = wireId.slice(colon + 1);
+  registryItem(id: string, kind: RegistryTarget['kind'] = 'registry'): RegistryTarget | undefined {
+    const colon = id.indexOf(':');
+    const prefix = id.slice(0, colon);
+    const name = id.slice(colon + 1);
     const row = this.db
       .prepare(
         `SELECT r.id, r.organization_id AS orgId, coalesce(o.public_namespace, '') AS namespace, r.name, r.type, r.visibility
@@ -176,7 +206,7 @@ export class Access {
       )
       .get(name, prefix, prefix) as Omit<RegistryTarget, 'kind' | 'itemId'> | undefined;
     if (row === undefined || (kind === 'module' && row.type !== MODULE)) return undefined;
-    return { kind, ...row, itemId: `${row.namespace || row.orgId}:${row.name}` };
+    return { kind, ...row, itemId: wireId({ namespace: row.namespace, organization_id: row.orgId, name: row.name }) };
   }
 
   location(id: string): LocationTarget | undefined {
@@ -220,6 +250,53 @@ export class Access {
       | undefined;
     const robot = row && this.robot(row.robotId);
     return row && robot ? { kind: 'part', id: row.id, name: row.name, mainPart: row.mainPart === 1, robot } : undefined;
+  }
+
+  /**
+   * Every location an organization has access to: the ones it owns, and those shared with it with
+   * everything under them. The whole set, since readability depends on ancestors; it is small next
+   * to the machines in it.
+   */
+  reach(orgId: string): LocationNode[] {
+    return this.db
+      .prepare(
+        `WITH RECURSIVE reach (id) AS (
+           SELECT id FROM locations WHERE organization_id = @org
+           UNION
+           SELECT location_id FROM location_shares WHERE organization_id = @org
+           UNION
+           SELECT l.id FROM locations l JOIN reach ON l.parent_location_id = reach.id
+         )
+         SELECT l.id, l.organization_id AS orgId, l.parent_location_id AS parentId, l.name FROM locations l WHERE l.id IN (SELECT id FROM reach)`,
+      )
+      .all({ org: orgId }) as LocationNode[];
+  }
+
+  /**
+   * Of `nodes` (accessible through `orgId`), the ids the caller can read: all of them with a role in
+   * that organization; else those covered by an organization role in their owner or in an
+   * organization they are shared with, or by a location role on themselves or an ancestor.
+   */
+  readable(nodes: readonly LocationNode[], grants: readonly Grant[], orgId: string): Set<string> {
+    const orgRoles = new Set(grants.filter((g) => g.resourceType === 'organization').map((g) => g.resourceId));
+    if (orgRoles.has(orgId)) return new Set(nodes.map((n) => n.id));
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const locationRoles = new Set(grants.filter((g) => g.resourceType === 'location').map((g) => g.resourceId));
+    const shares = new Map<string, string[]>();
+    const rows = this.db
+      .prepare('SELECT location_id, organization_id FROM location_shares WHERE location_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+      .all(JSON.stringify(nodes.map((n) => n.id))) as { location_id: string; organization_id: string }[];
+    for (const r of rows) shares.set(r.location_id, [...(shares.get(r.location_id) ?? []), r.organization_id]);
+    const out = new Set<string>();
+    for (const node of nodes) {
+      for (let at: LocationNode | undefined = node; at !== undefined; at = at.parentId === null ? undefined : byId.get(at.parentId)) {
+        if (locationRoles.has(at.id) || orgRoles.has(at.orgId) || (shares.get(at.id) ?? []).some((o) => orgRoles.has(o))) {
+          out.add(node.id);
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   /** Whether the caller sees the target (see the file comment). */
