@@ -6,6 +6,7 @@
 import type { FleetBridge } from '../../../../common/bridge';
 import { LOG_LEVELS, type LogFilter, type LogHistogram, type LogLevel, type LogLine, type LogSearchHit, type LogViewUpdate, type TailStatuses } from '../../../../common/logs';
 import type { BridgeError, Result } from '../../../../common/result';
+import { Latest } from './latest';
 
 export const EMPTY_FILTER: LogFilter = { text: '', levels: [], sources: [], startMs: null, endMs: null };
 /** Rows are read in chunks of this many. */
@@ -317,7 +318,7 @@ export class LogSearch {
   searched = $state(false);
   error = $state.raw<BridgeError | null>(null);
   tookMs = $state<number | null>(null);
-  #seq = 0;
+  readonly #latest = new Latest();
 
   constructor(bridge: FleetBridge) {
     this.#bridge = bridge;
@@ -325,10 +326,10 @@ export class LogSearch {
 
   async search(change: Partial<LogFilter> = {}): Promise<void> {
     this.filter = { ...this.filter, ...change };
-    const seq = ++this.#seq;
+    const read = this.#latest.read();
     this.searching = true;
     const result = await this.#bridge.invoke('logs.search', { filter: this.filter, limit: 100 });
-    if (seq !== this.#seq) return;
+    if (!read.current) return;
     this.searching = false;
     this.searched = true;
     if (!result.ok) {
@@ -348,10 +349,10 @@ export class LogSearch {
   async loadMore(): Promise<void> {
     const last = this.hits.at(-1);
     if (!last || !this.more) return;
-    const seq = ++this.#seq;
+    const read = this.#latest.read();
     this.searching = true;
     const result = await this.#bridge.invoke('logs.search', { filter: this.filter, limit: 100, beforeKey: last.key });
-    if (seq !== this.#seq) return;
+    if (!read.current) return;
     this.searching = false;
     if (!result.ok) {
       this.error = result.error;

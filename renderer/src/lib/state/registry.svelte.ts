@@ -26,6 +26,7 @@ import {
 } from '../../../../common/registry';
 import type { BridgeError, Result } from '../../../../common/result';
 import { Synced } from './synced.svelte';
+import { Latest } from './latest';
 
 export const TYPE_LABEL: Record<PackageType, string> = { module: 'Module', ml_model: 'ML model', ml_training: 'Training script', archive: 'Archive' };
 export const VISIBILITY_LABEL: Record<Visibility, string> = { private: 'Private', public: 'Public', public_unlisted: 'Public, unlisted' };
@@ -108,7 +109,7 @@ export class RegistryList {
   selectedId = $state<string | null>(null);
   /** Something changed on the service since the list was read (a write, a finished upload). */
   stale = false;
-  #seq = 0;
+  readonly #latest = new Latest();
 
   constructor(bridge: FleetBridge) {
     this.#bridge = bridge;
@@ -141,12 +142,12 @@ export class RegistryList {
   /** Read the first page again, with the filter changed by `change`. */
   async load(change: Partial<RegistryFilter> = {}): Promise<Result<unknown>> {
     this.filter = { ...this.filter, ...change };
-    const seq = ++this.#seq;
+    const read = this.#latest.read();
     this.loading = true;
     this.loadingMore = false;
     this.stale = false;
     const result = await this.#bridge.invoke('registry.list', this.#request(''));
-    if (seq !== this.#seq) return result; // a newer filter is on its way
+    if (!read.current) return result; // a newer filter is on its way
     this.loading = false;
     if (!result.ok) {
       this.error = result.error;
@@ -162,10 +163,10 @@ export class RegistryList {
   /** Append the next page. */
   async loadMore(): Promise<Result<unknown>> {
     if (!this.more || this.loadingMore) return { ok: true, value: null };
-    const seq = this.#seq;
+    const read = this.#latest.follow();
     this.loadingMore = true;
     const result = await this.#bridge.invoke('registry.list', this.#request(this.nextPageToken));
-    if (seq !== this.#seq) return result;
+    if (!read.current) return result;
     this.loadingMore = false;
     if (!result.ok) {
       this.error = result.error;
@@ -188,7 +189,7 @@ export class RegistryList {
 
   /** Forget everything (another profile is active): the next open reads afresh. */
   reset(): void {
-    this.#seq++;
+    this.#latest.supersede();
     this.filter = EMPTY_REGISTRY_FILTER;
     this.items = [];
     this.nextPageToken = '';
@@ -465,6 +466,8 @@ export class RegistryItemView extends UploadingView {
   versions = $state.raw<readonly ModuleVersion[] | null>(null);
   versionsLoading = $state(false);
   versionsError = $state.raw<BridgeError | null>(null);
+  readonly #latestItem = new Latest();
+  readonly #latestVersions = new Latest();
 
   constructor(bridge: FleetBridge, itemId: string, known: RegistryItem | null = null, stage: StageFile = stageWithFetch) {
     super(bridge, itemId, stage);
@@ -483,9 +486,11 @@ export class RegistryItemView extends UploadingView {
   }
 
   async load(): Promise<Result<RegistryItem>> {
+    const read = this.#latestItem.read();
     this.loading = true;
     const result = await this.#bridge.invoke('registry.get', { itemId: this.itemId, markdown: true });
-    this.loading = false;
+    if (read.newest) this.loading = false;
+    if (!read.current) return result;
     if (result.ok) {
       this.item = result.value;
       this.error = null;
@@ -496,9 +501,11 @@ export class RegistryItemView extends UploadingView {
 
   /** The item's uploaded versions with their files (an ML model a training job published, a script's versions). */
   async loadVersions(): Promise<Result<readonly ModuleVersion[]>> {
+    const read = this.#latestVersions.read();
     this.versionsLoading = true;
     const result = await this.#bridge.invoke('registry.versions', { itemId: this.itemId });
-    this.versionsLoading = false;
+    if (read.newest) this.versionsLoading = false;
+    if (!read.current) return result;
     if (result.ok) {
       this.versions = result.value;
       this.versionsError = null;
@@ -511,7 +518,10 @@ export class RegistryItemView extends UploadingView {
     const current = this.item;
     if (!current) return { ok: false, error: { kind: 'invalid', message: 'The item is not loaded yet.' } };
     const result = await this.#bridge.invoke('registry.update', { itemId: this.itemId, type: current.type, ...change });
-    if (result.ok) this.item = { ...result.value, markdown: result.value.markdown ?? current.markdown };
+    if (result.ok) {
+      this.#latestItem.supersede();
+      this.item = { ...result.value, markdown: result.value.markdown ?? current.markdown };
+    }
     return result;
   }
 }
@@ -523,6 +533,7 @@ export class ModuleView extends UploadingView {
   module = $state.raw<Module | null>(null);
   loading = $state(false);
   error = $state.raw<BridgeError | null>(null);
+  readonly #latest = new Latest();
 
   constructor(bridge: FleetBridge, moduleId: string, stage: StageFile) {
     super(bridge, moduleId, stage);
@@ -535,9 +546,11 @@ export class ModuleView extends UploadingView {
   }
 
   async load(): Promise<Result<Module>> {
+    const read = this.#latest.read();
     this.loading = true;
     const result = await this.#bridge.invoke('registry.module', { moduleId: this.moduleId });
-    this.loading = false;
+    if (read.newest) this.loading = false;
+    if (!read.current) return result;
     if (result.ok) {
       this.module = result.value;
       this.error = null;
@@ -562,6 +575,7 @@ export class ModuleView extends UploadingView {
       apps: manifest.apps.map((a) => ({ name: a.name, type: a.type, entrypoint: a.entrypoint, logoPath: a.logoPath, fragmentIds: [...a.fragmentIds] })),
     });
     if (result.ok) {
+      this.#latest.supersede();
       this.module = result.value;
       this.error = null;
     }

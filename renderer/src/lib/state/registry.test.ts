@@ -175,6 +175,50 @@ describe('an item\'s versions', () => {
   });
 });
 
+describe('the newest read wins on item and module pages', () => {
+  it('an item read answered after a newer one does not replace it', async () => {
+    const { transport, store } = setup();
+    const slow = deferred<null>();
+    let reads = 0;
+    transport.handle('registry.get', async () => {
+      reads += 1;
+      if (reads === 1) {
+        await slow.promise;
+        return ok(registryItem('lidar-slam', { description: 'old' }));
+      }
+      return ok(registryItem('lidar-slam', { description: 'new' }));
+    });
+    transport.handle('registry.versions', []);
+    const view = store.openItem('acme:lidar-slam');
+    await settle();
+    await view.load();
+    expect(view.item?.description).toBe('new');
+    slow.resolve(null);
+    await settle();
+    expect(view.item?.description).toBe('new');
+    expect(view.loading).toBe(false);
+  });
+
+  it('a module read started before a save does not undo the save', async () => {
+    const { transport, store } = setup();
+    transport.handle('registry.module', registryModule('stepper', { entrypoint: '' }));
+    const view = store.openModule('acme:stepper');
+    await settle();
+    const slow = deferred<null>();
+    transport.handle('registry.module', async () => {
+      await slow.promise;
+      return ok(registryModule('stepper', { entrypoint: '' }));
+    });
+    const reading = view.load();
+    transport.handle('registry.updateModule', (r) => ok(registryModule('stepper', { entrypoint: r.entrypoint })));
+    await view.save({ url: '', description: '', models: [], entrypoint: 'bin/stepper', visibility: 'private', apps: [], firstRun: '' });
+    slow.resolve(null);
+    await reading;
+    expect(view.module?.entrypoint).toBe('bin/stepper');
+    expect(view.loading).toBe(false);
+  });
+});
+
 describe('a module', () => {
   it('saves the manifest whole', async () => {
     const { transport, store } = setup();

@@ -1,4 +1,5 @@
 import type { BridgeError, Result } from '../../../../common/result';
+import { Latest } from './latest';
 
 /**
  * One snapshot kept in step with main: loaded with a call, then replaced by each `*.changed` event
@@ -9,8 +10,8 @@ export class Synced<T> {
   #value = $state.raw<T | null>(null);
   #loading = $state(false);
   #error = $state.raw<BridgeError | null>(null);
-  /** Bumped by every snapshot that is not a load answer. */
-  #generation = 0;
+  /** Every snapshot that is not a load answer supersedes the loads on their way. */
+  readonly #latest = new Latest();
   readonly #fetch: () => Promise<Result<T>>;
   readonly #follow: (apply: (value: T) => void) => () => void;
 
@@ -45,12 +46,12 @@ export class Synced<T> {
   }
 
   async load(): Promise<Result<T>> {
-    const generation = this.#generation;
+    const read = this.#latest.read();
     this.#loading = true;
     try {
       const result = await this.#fetch();
       if (result.ok) {
-        if (generation === this.#generation) {
+        if (read.current) {
           this.#value = result.value;
           this.#error = null;
         }
@@ -65,7 +66,7 @@ export class Synced<T> {
 
   /** A fresher snapshot: an event, or what an action answered. */
   set(value: T): void {
-    this.#generation++;
+    this.#latest.supersede();
     this.#value = value;
     this.#error = null;
   }

@@ -32,6 +32,7 @@ import { fieldErrors } from '../validation';
 import type { Notices } from './notices.svelte';
 import { formatDuration } from './registry.svelte';
 import { Synced } from './synced.svelte';
+import { Latest } from './latest';
 
 export const TRAINING_STATUS_LABEL: Record<TrainingStatus, string> = {
   pending: 'Pending',
@@ -182,9 +183,8 @@ export class TrainingList {
   selected = $state.raw<readonly string[]>([]);
   /** What the last delete could not delete. */
   deleteFailures = $state.raw<readonly DeleteFailure[]>([]);
-  #seq = 0;
-  /** Reads numbered up to this one started before an action's answer was put: they would show an older job. */
-  #putAfter = 0;
+  /** Reads started before an action's answer was put would show an older job: `put` supersedes them. */
+  readonly #latest = new Latest();
   /** An event asked for a reload while one was on its way. */
   #again = false;
 
@@ -196,13 +196,13 @@ export class TrainingList {
   /** Read the jobs (with `status`, a new filter). A newer read wins over an older one. */
   async load(status?: TrainingStatus | null): Promise<Result<TrainingJobs>> {
     if (status !== undefined) this.status = status;
-    const seq = ++this.#seq;
+    const read = this.#latest.read();
     this.loading = true;
     const result = await this.#bridge.invoke('training.list', { orgId: this.orgId, status: this.status });
-    if (seq !== this.#seq) return result;
+    if (!read.newest) return result;
     this.loading = false;
     // Started before an action's answer was shown: the event that answer caused reads again.
-    if (seq <= this.#putAfter) return result;
+    if (!read.current) return result;
     if (!result.ok) this.error = result.error;
     else {
       this.error = null;
@@ -249,7 +249,7 @@ export class TrainingList {
   put(job: TrainingJob): void {
     if (!this.jobs.some((j) => j.id === job.id)) return;
     this.jobs = this.jobs.map((j) => (j.id === job.id ? job : j));
-    this.#putAfter = this.#seq;
+    this.#latest.supersede();
   }
 
   drop(jobIds: readonly string[]): void {
@@ -267,7 +267,7 @@ export class TrainingJobView {
   fromCache = $state(false);
   loading = $state(false);
   error = $state.raw<BridgeError | null>(null);
-  #seq = 0;
+  readonly #latest = new Latest();
 
   constructor(bridge: FleetBridge, orgId: string, jobId: string, known: TrainingJob | null = null) {
     this.#bridge = bridge;
@@ -277,10 +277,10 @@ export class TrainingJobView {
   }
 
   async load(): Promise<Result<{ readonly job: TrainingJob; readonly fromCache: boolean }>> {
-    const seq = ++this.#seq;
+    const read = this.#latest.read();
     this.loading = true;
     const result = await this.#bridge.invoke('training.get', { jobId: this.jobId });
-    if (seq !== this.#seq) return result;
+    if (!read.current) return result;
     this.loading = false;
     if (result.ok) {
       this.job = result.value.job;
@@ -294,7 +294,7 @@ export class TrainingJobView {
   put(job: TrainingJob): void {
     if (job.id !== this.jobId) return;
     this.job = job;
-    this.#seq++; // an older read on its way no longer replaces it
+    this.#latest.supersede(); // an older read on its way no longer replaces it
     this.loading = false;
   }
 }
