@@ -1,7 +1,8 @@
 // Lint, including the layer rules that keep the processes apart (docs/ARCHITECTURE.md):
 // renderer never imports main, service or preload; common imports neither electron, nor Node, nor
-// anything of ours; service never imports main, renderer, preload or common; only main/shell,
-// main/index.ts and the preload import electron. test/lint/layers.test.ts proves each rule fires.
+// anything of ours; service never imports main, renderer, preload or common; db/ (the migration runner
+// both the service and main use) imports nothing of ours; only main/shell, main/index.ts and the
+// preload import electron. test/lint/layers.test.ts proves each rule fires.
 //
 // The layers are one core rule, `no-restricted-imports`, per folder: it matches import strings, so
 // it needs no module resolver (the resolver-based plugins pull native bindings this project's
@@ -17,11 +18,10 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 
 /**
  * The `no-restricted-imports` options for one layer.
- * @param {{ node?: boolean, electron?: boolean, forbid?: string[], except?: Record<string, string>, why: string }} layer
- *   node/electron: whether the layer may import them; forbid: our folders it must not import;
- *   except: per forbidden folder, the one module path inside it that is allowed (a regex fragment).
+ * @param {{ node?: boolean, electron?: boolean, forbid?: string[], why: string }} layer
+ *   node/electron: whether the layer may import them; forbid: our folders it must not import.
  */
-function layer({ node = true, electron = false, forbid = [], except = {}, why }) {
+function layer({ node = true, electron = false, forbid = [], why }) {
   return [
     'error',
     {
@@ -31,7 +31,7 @@ function layer({ node = true, electron = false, forbid = [], except = {}, why })
       ],
       patterns: forbid.map((folder) => ({
         // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
-        regex: `^(\\.\\./)+${folder}(/|$)${except[folder] ? `(?!${except[folder]}$)` : ''}`,
+        regex: `^(\\.\\./)+${folder}(/|$)`,
         message: `${why} It must not import ${folder}/.`,
       })),
     },
@@ -85,12 +85,15 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': layer({ forbid: ['main', 'renderer', 'preload', 'common'], why: 'The service stands alone: it knows the wire contract only.' }) },
   },
   {
+    // The migration runner both the service and main's cache use; it knows neither schema.
+    files: ['db/**'],
+    rules: { 'no-restricted-imports': layer({ forbid: ['main', 'service', 'renderer', 'preload', 'common', 'proto'], why: 'db/ is shared by the service and main, so it imports nothing of ours.' }) },
+  },
+  {
     files: ['main/**'],
     rules: {
       'no-restricted-imports': layer({
         forbid: ['renderer', 'preload', 'service'],
-        // main forks the service as a program; of its code it shares only the generic migration runner.
-        except: { service: 'db/migrate' },
         why: 'main talks to the renderer only through the bridge, and to the service only over gRPC.',
       }),
     },
@@ -101,7 +104,6 @@ export default tseslint.config(
       'no-restricted-imports': layer({
         electron: true,
         forbid: ['renderer', 'preload', 'service'],
-        except: { service: 'db/migrate' },
         why: 'main talks to the renderer only through the bridge, and to the service only over gRPC.',
       }),
     },

@@ -13,7 +13,7 @@ import { createAuthHandlers } from './auth/handlers';
 import { ApiKeyStore } from './auth/keys';
 import { DEFAULT_TOKEN_TTL_SECONDS, loadSigningSecret, TokenService } from './auth/tokens';
 import { ensureBootstrap, type BootstrapCredentials } from './bootstrap';
-import { migrate } from './db/migrate';
+import { migrate } from '../db/migrate';
 import { serviceMigrations } from './db/migrations';
 import { openDatabase } from './db/open';
 import { Access } from './access/access';

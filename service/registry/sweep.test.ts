@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
-import { migrate } from '../db/migrate';
+import { migrate } from '../../db/migrate';
 import { serviceMigrations } from '../db/migrations';
 import { openDatabase } from '../db/open';
 import { OrgStore } from '../orgs/store';
