@@ -9,8 +9,9 @@
  * prefix from disk so the SHA-256 the service records can be checked against the file's. An attempt
  * that breaks (the service restarts, the network goes) waits and tries again by itself — at once
  * when the connection comes back — so at most what was in flight is sent twice. The queue is kept
- * per profile in `uploads.json` beside the profile's cache (written whole, then renamed: never
- * half-written), so uploads under way when the app quit resume when it starts again.
+ * per profile in `uploads.json` beside the profile's cache (written with main/fs/atomic.ts: never
+ * half-written, and on disk before it replaces the previous one), so uploads under way when the app
+ * quit resume when it starts again.
  *
  * Browser mode has no paths to give: the page sends a file once to the backend's loopback endpoint
  * (main/web/server.ts), which stages it here; from there it is uploaded like any file on disk.
@@ -33,6 +34,7 @@ import type { Connection } from '../connection/connection';
 import type { EventBus } from '../backend/events';
 import { AppError, isServiceError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
+import { writeFileAtomic } from '../fs/atomic';
 import { inspectFiles, quickCheck } from './inspect';
 
 /**
@@ -545,10 +547,7 @@ export class RegistryUploads {
     if (!this.#profileId) return;
     const file = this.#queueFile(this.#profileId);
     try {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(this.#entries), { mode: 0o600 });
-      renameSync(temp, file);
+      writeFileAtomic(file, JSON.stringify(this.#entries));
       this.#logged.delete('save');
     } catch (e) {
       // Saved again at every change: a full disk is said once, not once per progress step.
