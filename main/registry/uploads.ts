@@ -31,6 +31,7 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import type { ConnectionState } from '../../common/connection';
 import { MAX_MODULE_FILE_BYTES, type Upload, type UploadCandidate, type UploadSource, type UploadState } from '../../common/registry';
 import type { Connection } from '../connection/connection';
+import type { ProfileScoped } from '../connection/profile-scoped';
 import type { EventBus } from '../backend/events';
 import { AppError, isServiceError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
@@ -216,7 +217,7 @@ export interface UploadStats {
   sweeps: number;
 }
 
-export class RegistryUploads {
+export class RegistryUploads implements ProfileScoped {
   readonly #connection: Connection;
   readonly #events: EventBus;
   readonly #options: UploadsOptions;
@@ -247,6 +248,7 @@ export class RegistryUploads {
   #closed = false;
   #lastStatus: ConnectionState['status'] | null = null;
   readonly #unsubscribe: () => void;
+  readonly #unscope: () => void;
   readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0, sweeps: 0 };
 
   constructor(connection: Connection, events: EventBus, options: UploadsOptions) {
@@ -267,6 +269,7 @@ export class RegistryUploads {
     this.#unsubscribe = events.subscribe((event, payload) => {
       if (event === 'connection.changed') this.#onConnection(payload as ConnectionState);
     });
+    this.#unscope = connection.scope(this);
   }
 
   // --- the bridge's operations ---
@@ -463,6 +466,7 @@ export class RegistryUploads {
   close(): void {
     this.#closed = true;
     this.#unsubscribe();
+    this.#unscope();
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     if (this.#emitTimer) clearTimeout(this.#emitTimer);
@@ -475,8 +479,11 @@ export class RegistryUploads {
 
   // --- profiles ---
 
+  switchTo(profileId: string | null): void {
+    if (profileId) this.#ensureProfile(profileId);
+  }
+
   #onConnection(state: ConnectionState): void {
-    if (state.profileId && state.profileId !== this.#profileId) this.#ensureProfile(state.profileId);
     // Back online: a waiting upload goes now, not at its backoff's end (only on the change: a sync
     // announces itself while online too).
     const cameOnline = state.status === 'online' && this.#lastStatus !== 'online';
