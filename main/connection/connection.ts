@@ -13,7 +13,7 @@
  */
 import type { ConnectionState, SyncProgress } from '../../common/connection';
 import { openCache, syncedAt, type CacheDb } from '../cache/cache';
-import { cacheJobs, type CacheJobName, type JobArgs, type JobResult } from '../cache/jobs';
+import { cacheJobs, type CacheJobName, type JobArgs, type JobResult } from '../cache/all-jobs';
 import { CacheWorker, type CacheWorkerOptions } from '../cache/worker-client';
 import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';

@@ -8,10 +8,10 @@
 import type { LivenessUpdate } from '../../common/machines';
 import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
-import { cachedLiveness, locationsOfMachines, type LivenessRow } from '../cache/fleet';
+import { listAllSummaries } from '../fleet/sync';
+import { cachedLiveness, locationsOfMachines, type LivenessRow } from './cache';
 import type { Connection } from '../connection/connection';
 import type { ProfileScoped } from '../connection/profile-scoped';
-import { listAllSummaries } from './sync';
 
 /** How often watched machines are refreshed: a part is live for 10 s after its last access. */
 export const LIVENESS_INTERVAL_MS = 2_000;

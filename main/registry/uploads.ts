@@ -36,6 +36,7 @@ import type { EventBus } from '../backend/events';
 import { AppError, isServiceError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
 import { writeFileAtomic } from '../fs/atomic';
+import { StagingError } from '../web/staging';
 import { inspectFiles, quickCheck } from './inspect';
 
 /**
@@ -121,19 +122,6 @@ export interface StagingOptions {
   readonly sweepEveryMs?: number;
   /** The clock staged files' ages are measured with (default Date.now). */
   readonly now?: () => number;
-}
-
-/** Why a file was not staged; main/web/server.ts answers each with its own HTTP status. */
-export type StagingRefusal = 'too-large' | 'incomplete' | 'no-room' | 'disk-full';
-
-/** A file the page sent was not kept: the message says what happened and what to do, for the page to show. */
-export class StagingError extends AppError {
-  constructor(
-    readonly refusal: StagingRefusal,
-    message: string,
-  ) {
-    super(refusal === 'disk-full' ? 'internal' : refusal === 'no-room' ? 'conflict' : 'invalid', message);
-  }
 }
 
 /** A staged file on disk (its bytes at `path`, what the page called it in `path.json`). */
