@@ -18,10 +18,11 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 
 /**
  * The `no-restricted-imports` options for one layer.
- * @param {{ node?: boolean, electron?: boolean, forbid?: string[], why: string }} layer
- *   node/electron: whether the layer may import them; forbid: our folders it must not import.
+ * @param {{ node?: boolean, electron?: boolean, forbid?: string[], also?: { regex: string, message: string }[], why: string }} layer
+ *   node/electron: whether the layer may import them; forbid: our folders it must not import;
+ *   also: further forbidden import patterns (main's domain rules below).
  */
-function layer({ node = true, electron = false, forbid = [], why }) {
+function layer({ node = true, electron = false, forbid = [], also = [], why }) {
   return [
     'error',
     {
@@ -29,14 +30,31 @@ function layer({ node = true, electron = false, forbid = [], why }) {
         ...(node ? [] : nodeBuiltins.map((name) => ({ name, message: `${why} It runs without Node: no Node built-ins.` }))),
         ...(electron ? [] : [{ name: 'electron', message: `${why} Only main/shell, main/index.ts and the preload import electron.` }]),
       ],
-      patterns: forbid.map((folder) => ({
-        // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
-        regex: `^(\\.\\./)+${folder}(/|$)`,
-        message: `${why} It must not import ${folder}/.`,
-      })),
+      patterns: [
+        ...forbid.map((folder) => ({
+          // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
+          regex: `^(\\.\\./)+${folder}(/|$)`,
+          message: `${why} It must not import ${folder}/.`,
+        })),
+        ...also,
+      ],
     },
   ];
 }
+
+const mainForbid = ['renderer', 'preload', 'service'];
+const mainWhy = 'main talks to the renderer only through the bridge, and to the service only over gRPC.';
+/** main's domain folders (see the main blocks below). */
+const mainDomains = ['orgs', 'locations', 'machines', 'logs', 'registry', 'training', 'ui'];
+/** main's kernel folders: what the domains stand on. */
+const mainKernel = ['backend', 'cache', 'connection', 'fleet', 'fs', 'grpc', 'keychain', 'local-service', 'profiles', 'security', 'shell', 'web'];
+/** The files that put every domain together, and so may import them all. */
+const compositionRoots = ['main/backend/backend.ts', 'main/cache/all-jobs.ts', 'main/index.ts', 'main/web.ts'];
+const kernelImportsNoDomain = {
+  // From a kernel folder (`../orgs/x`, `../../logs/y`) or from main/ itself (`./orgs/x`).
+  regex: `^(\\./|(\\.\\./)+)(${mainDomains.join('|')})(/|$)`,
+  message: 'The kernel imports no domain: a domain registers with it instead (a handler spread, a jobs record, a ProfileScoped service) in a composition root.',
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'proto/gen/**', 'test-results/**', 'playwright-report/**', '.cache/**', '.tmp/**'] },
@@ -89,25 +107,48 @@ export default tseslint.config(
     files: ['db/**'],
     rules: { 'no-restricted-imports': layer({ forbid: ['main', 'service', 'renderer', 'preload', 'common', 'proto'], why: 'db/ is shared by the service and main, so it imports nothing of ours.' }) },
   },
+  // main, inside: domains are leaves on a kernel (docs/ARCHITECTURE.md, "Inside main"). A domain
+  // folder holds one domain's handlers, cache tables and jobs, watchers and conversions; the kernel is
+  // what every domain stands on and imports no domain: backend (router, calls, context, errors,
+  // events, metadata), cache (open, migrate, worker, the kernel's own tables), connection (sessions,
+  // sync rounds, the profile-switch mechanism), fleet (the tree of organizations, locations, machines
+  // and parts that several domains read, and its sync), profiles and local-service (the app's own
+  // machinery under every connection), fs, grpc, keychain, security, shell, web, paths.ts. The
+  // composition roots know every domain, so they are named here as the exceptions: backend/backend.ts
+  // (handlers and services), cache/all-jobs.ts (cache jobs), index.ts and web.ts (the two hosts).
+  // Each block below carries the main layer rule too: only the last matching block's rule applies.
   {
     files: ['main/**'],
-    rules: {
-      'no-restricted-imports': layer({
-        forbid: ['renderer', 'preload', 'service'],
-        why: 'main talks to the renderer only through the bridge, and to the service only over gRPC.',
-      }),
-    },
+    rules: { 'no-restricted-imports': layer({ forbid: mainForbid, why: mainWhy }) },
   },
   {
-    files: ['main/shell/**', 'main/index.ts'],
+    files: mainKernel.map((folder) => `main/${folder}/**`).concat(['main/paths.ts']),
+    ignores: [...compositionRoots, 'main/shell/**'],
+    rules: { 'no-restricted-imports': layer({ forbid: mainForbid, also: [kernelImportsNoDomain], why: mainWhy }) },
+  },
+  {
+    files: ['main/shell/**'],
+    rules: { 'no-restricted-imports': layer({ electron: true, forbid: mainForbid, also: [kernelImportsNoDomain], why: mainWhy }) },
+  },
+  {
+    files: ['main/index.ts'],
+    rules: { 'no-restricted-imports': layer({ electron: true, forbid: mainForbid, why: mainWhy }) },
+  },
+  ...mainDomains.map((domain) => ({
+    files: [`main/${domain}/**`],
     rules: {
       'no-restricted-imports': layer({
-        electron: true,
-        forbid: ['renderer', 'preload', 'service'],
-        why: 'main talks to the renderer only through the bridge, and to the service only over gRPC.',
+        forbid: mainForbid,
+        also: [
+          {
+            regex: `^(\\.\\./)+(${mainDomains.filter((d) => d !== domain).join('|')})(/|$)`,
+            message: `main/${domain}/ is a domain: it must not import another domain's folder. What several domains share belongs in the kernel (backend, cache, connection, fleet…); what composes them, in a composition root.`,
+          },
+        ],
+        why: mainWhy,
       }),
     },
-  },
+  })),
   {
     files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-restricted-imports': layer({ why: 'Tests run the real layers without Electron.' }) },
