@@ -22,17 +22,16 @@ export const kernelJobs = {
 
 /**
  * Work a domain does in the cache worker between jobs (the logs' full-text indexing), so the worker
- * itself stays generic.
+ * itself stays generic. The worker starts each task once its connection is open: `settings` is
+ * CacheWorkerOptions.settings; `report` tells the main thread of a failure; `held` is true while a
+ * job's transaction stays open between jobs (a fleet replacement), when the task must not write.
  */
-export interface WorkerTask {
-  /**
-   * The worker's connection is open. `settings` is CacheWorkerOptions.settings; `report` tells the
-   * main thread of a failure; `held` is true while a job's transaction stays open between jobs (a
-   * fleet replacement), when the task must not write.
-   */
-  start(db: CacheDb, context: { readonly settings: Readonly<Record<string, unknown>>; report(message: string): void; held(): boolean }): void;
+export type WorkerTask = (
+  db: CacheDb,
+  context: { readonly settings: Readonly<Record<string, unknown>>; report(message: string): void; held(): boolean },
+) => {
   /** A job ran and the worker checkpointed after it (deferred while a transaction is held). */
   afterJob(job: string): void;
   /** The worker is closing: no more work. */
   stop(): void;
-}
+};

@@ -15,7 +15,7 @@ export interface CacheWorkerOptions {
   readonly execArgv?: readonly string[];
   readonly log?: (message: string) => void;
   /**
-   * Settings for the domains' work in the worker (WorkerTask.start), by name: `searchBound`, how long
+   * Settings for the domains' work in the worker (each WorkerTask), by name: `searchBound`, how long
    * a log search may hold the worker (logs/cache.ts SEARCH_BOUND by default; tests make it small to
    * reach it cheaply).
    */

@@ -38,13 +38,13 @@ const reader = new Database(path, { fileMustExist: true, readonly: true });
 // Trees are a few MB read now and then: the default 16 MB page cache would only hold memory.
 reader.pragma('cache_size = -4000');
 
-for (const task of workerTasks) {
-  task.start(db, {
+const tasks = workerTasks.map((start) =>
+  start(db, {
     settings: settings ?? {},
     report: (error) => port?.postMessage({ id: 0, ok: false, error }),
     held: () => streaming(db),
-  });
-}
+  }),
+);
 
 /** Writes that arrived while a streamed replacement was open: they run after it ends, in order. */
 const deferred: Request[] = [];
@@ -81,7 +81,7 @@ function handle(message: Request): void {
   drain();
   // The write-ahead log is copied back after every job (see wal_autocheckpoint above).
   if (!READ_JOBS.has(message.job)) db.pragma('wal_checkpoint(PASSIVE)');
-  for (const task of workerTasks) task.afterJob(message.job);
+  for (const task of tasks) task.afterJob(message.job);
 }
 
 function drain(): void {
@@ -91,7 +91,7 @@ function drain(): void {
 port.on('message', (message: Request | 'close') => {
   if (message === 'close') {
     clearTimeout(abandonTimer);
-    for (const task of workerTasks) task.stop();
+    for (const task of tasks) task.stop();
     cacheJobs.abortFleet(db);
     drain();
     reader.close();

@@ -2,7 +2,6 @@
  * The logs' work in the cache worker between jobs (a WorkerTask): the full-text index, and the
  * search bound the main thread set.
  */
-import type { CacheDb } from '../cache/cache';
 import type { WorkerTask } from '../cache/jobs';
 import { indexPending, mergeIndexInSteps, mergeIndexStep, setSearchBound, type SearchBound } from './cache';
 
@@ -19,51 +18,47 @@ import { indexPending, mergeIndexInSteps, mergeIndexStep, setSearchBound, type S
 const INDEX_SLICE = 150;
 /** While logsAppend jobs came this recently, indexing is paced. */
 const BUSY_MS = 1_000;
-let indexing: NodeJS.Timeout | null = null;
-let lastAppendMs = 0;
-let db: CacheDb;
-let report: (message: string) => void = () => undefined;
-let held: () => boolean = () => false;
-/** Steps alternate: a slice of pending lines, then a step of merging the index's segments (see mergeIndexInSteps). */
-let mergeNext = false;
-function indexLater(delayMs = 0): void {
-  indexing ??= setTimeout(() => {
-    indexing = null;
-    if (held()) return; // the fleet's transaction is open; the next job schedules again
-    try {
-      const startedMs = performance.now();
-      const merging = mergeNext;
-      const worked = merging ? mergeIndexStep(db) : indexPending(db, INDEX_SLICE) > 0;
-      if (worked) db.pragma('wal_checkpoint(PASSIVE)');
-      const tookMs = performance.now() - startedMs;
-      // After a slice, a merge step; after a merge step, a slice. With no lines pending and nothing
-      // to merge, indexing stops until the next append.
-      mergeNext = !merging;
-      if (worked || !merging) indexLater(Date.now() - lastAppendMs < BUSY_MS ? 2 * tookMs : 0);
-    } catch (e) {
-      report(`indexing log lines failed: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }, delayMs);
-}
 
-export const logsIndexer: WorkerTask = {
-  start(connection, context) {
-    db = connection;
-    report = context.report;
-    held = context.held;
-    mergeIndexInSteps(db);
-    const searchBound = context.settings.searchBound as Partial<SearchBound> | undefined;
-    if (searchBound) setSearchBound(db, searchBound);
-    // Lines a previous run left unindexed.
-    indexLater();
-  },
-  afterJob(job) {
-    if (job === 'logsAppend') lastAppendMs = Date.now();
-    // A fleet replacement held the write transaction: indexing waited for its commit.
-    if (job === 'logsAppend' || job === 'commitFleet') indexLater();
-  },
-  stop() {
-    if (indexing) clearTimeout(indexing);
-    indexing = null;
-  },
+export const logsIndexer: WorkerTask = (db, { settings, report, held }) => {
+  let indexing: NodeJS.Timeout | null = null;
+  let lastAppendMs = 0;
+  /** Steps alternate: a slice of pending lines, then a step of merging the index's segments (see mergeIndexInSteps). */
+  let mergeNext = false;
+  const indexLater = (delayMs = 0): void => {
+    indexing ??= setTimeout(() => {
+      indexing = null;
+      if (held()) return; // the fleet's transaction is open; the next job schedules again
+      try {
+        const startedMs = performance.now();
+        const merging = mergeNext;
+        const worked = merging ? mergeIndexStep(db) : indexPending(db, INDEX_SLICE) > 0;
+        if (worked) db.pragma('wal_checkpoint(PASSIVE)');
+        const tookMs = performance.now() - startedMs;
+        // After a slice, a merge step; after a merge step, a slice. With no lines pending and nothing
+        // to merge, indexing stops until the next append.
+        mergeNext = !merging;
+        if (worked || !merging) indexLater(Date.now() - lastAppendMs < BUSY_MS ? 2 * tookMs : 0);
+      } catch (e) {
+        report(`indexing log lines failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }, delayMs);
+  };
+
+  mergeIndexInSteps(db);
+  const searchBound = settings.searchBound as Partial<SearchBound> | undefined;
+  if (searchBound) setSearchBound(db, searchBound);
+  // Lines a previous run left unindexed.
+  indexLater();
+
+  return {
+    afterJob(job) {
+      if (job === 'logsAppend') lastAppendMs = Date.now();
+      // A fleet replacement held the write transaction: indexing waited for its commit.
+      if (job === 'logsAppend' || job === 'commitFleet') indexLater();
+    },
+    stop() {
+      if (indexing) clearTimeout(indexing);
+      indexing = null;
+    },
+  };
 };
