@@ -1,7 +1,8 @@
 // Lint, including the layer rules that keep the processes apart (docs/ARCHITECTURE.md):
 // renderer never imports main, service or preload; common imports neither electron, nor Node, nor
-// anything of ours; service never imports main, renderer, preload or common; only main/shell,
-// main/index.ts and the preload import electron. test/lint/layers.test.ts proves each rule fires.
+// anything of ours; service never imports main, renderer, preload or common; db/ (the migration runner
+// both the service and main use) imports nothing of ours; only main/shell, main/index.ts and the
+// preload import electron. test/lint/layers.test.ts proves each rule fires.
 //
 // The layers are one core rule, `no-restricted-imports`, per folder: it matches import strings, so
 // it needs no module resolver (the resolver-based plugins pull native bindings this project's
@@ -41,13 +42,13 @@ function domainImports(domains, climb, why) {
 
 /**
  * The `no-restricted-imports` options for one layer.
- * @param {{ node?: boolean, electron?: boolean, forbid?: string[], except?: Record<string, string>, within?: { regex: string, message: string }[], why: string }} layer
+ * @param {{ node?: boolean, electron?: boolean, forbid?: string[], also?: { regex: string, message: string }[], why: string }} layer
  *   node/electron: whether the layer may import them; forbid: our folders it must not import;
- *   except: per forbidden folder, the one module path inside it that is allowed (a regex fragment);
- *   within: patterns for folders inside the layer (the service's domains), kept in the same rule
- *   because a file gets the `no-restricted-imports` of the last block that matches it.
+ *   also: further forbidden import patterns inside the layer (the service's and main's domain rules
+ *   below), kept in the same rule because a file gets the `no-restricted-imports` of the last block
+ *   that matches it.
  */
-function layer({ node = true, electron = false, forbid = [], except = {}, within = [], why }) {
+function layer({ node = true, electron = false, forbid = [], also = [], why }) {
   return [
     'error',
     {
@@ -58,14 +59,28 @@ function layer({ node = true, electron = false, forbid = [], except = {}, within
       patterns: [
         ...forbid.map((folder) => ({
           // Relative imports that climb into the folder (`../main/x`, `../../service/y`), at any depth.
-          regex: `^(\\.\\./)+${folder}(/|$)${except[folder] ? `(?!${except[folder]}$)` : ''}`,
+          regex: `^(\\.\\./)+${folder}(/|$)`,
           message: `${why} It must not import ${folder}/.`,
         })),
-        ...within,
+        ...also,
       ],
     },
   ];
 }
+
+const mainForbid = ['renderer', 'preload', 'service'];
+const mainWhy = 'main talks to the renderer only through the bridge, and to the service only over gRPC.';
+/** main's domain folders (see the main blocks below). */
+const mainDomains = ['orgs', 'locations', 'machines', 'logs', 'registry', 'training', 'ui'];
+/** main's kernel folders: what the domains stand on. */
+const mainKernel = ['backend', 'cache', 'connection', 'fleet', 'fs', 'grpc', 'keychain', 'local-service', 'profiles', 'security', 'shell', 'web'];
+/** The files that put every domain together, and so may import them all. */
+const compositionRoots = ['main/backend/backend.ts', 'main/cache/all-jobs.ts', 'main/index.ts', 'main/web.ts'];
+const kernelImportsNoDomain = {
+  // From a kernel folder (`../orgs/x`, `../../logs/y`) or from main/ itself (`./orgs/x`).
+  regex: `^(\\./|(\\.\\./)+)(${mainDomains.join('|')})(/|$)`,
+  message: 'The kernel imports no domain: a domain registers with it instead (a handler spread, a jobs record, a ProfileScoped service) in a composition root.',
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'proto/gen/**', 'test-results/**', 'playwright-report/**', '.cache/**', '.tmp/**'] },
@@ -119,7 +134,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': layer({
         ...SERVICE_LAYER,
-        within: domainImports(
+        also: domainImports(
           serviceDomains.filter((other) => other !== domain),
           '(\\.\\./)+',
           `service/${domain}/ is a domain: it imports the kernel (service/*.ts, permissions/, db/), never another domain; what it needs of one, server.ts hands in.`,
@@ -131,34 +146,59 @@ export default tseslint.config(
     // The kernel: the files at the top of service/ but the composition root's.
     files: ['service/*.ts'],
     ignores: SERVICE_COMPOSITION.map((file) => `service/${file}`),
-    rules: { 'no-restricted-imports': layer({ ...SERVICE_LAYER, within: domainImports(serviceDomains, '\\./', 'The service kernel imports no domain: every domain may import it.') }) },
+    rules: { 'no-restricted-imports': layer({ ...SERVICE_LAYER, also: domainImports(serviceDomains, '\\./', 'The service kernel imports no domain: every domain may import it.') }) },
   },
   {
     files: SERVICE_KERNEL_FOLDERS.map((folder) => `service/${folder}/**`),
-    rules: { 'no-restricted-imports': layer({ ...SERVICE_LAYER, within: domainImports(serviceDomains, '(\\.\\./)+', 'The service kernel imports no domain: every domain may import it.') }) },
+    rules: { 'no-restricted-imports': layer({ ...SERVICE_LAYER, also: domainImports(serviceDomains, '(\\.\\./)+', 'The service kernel imports no domain: every domain may import it.') }) },
   },
+  {
+    // The migration runner both the service and main's cache use; it knows neither schema.
+    files: ['db/**'],
+    rules: { 'no-restricted-imports': layer({ forbid: ['main', 'service', 'renderer', 'preload', 'common', 'proto'], why: 'db/ is shared by the service and main, so it imports nothing of ours.' }) },
+  },
+  // main, inside: domains are leaves on a kernel (docs/ARCHITECTURE.md, "Inside main"). A domain
+  // folder holds one domain's handlers, cache tables and jobs, watchers and conversions; the kernel is
+  // what every domain stands on and imports no domain: backend (router, calls, context, errors,
+  // events, metadata), cache (open, migrate, worker, the kernel's own tables), connection (sessions,
+  // sync rounds, the profile-switch mechanism), fleet (the tree of organizations, locations, machines
+  // and parts that several domains read, and its sync), profiles and local-service (the app's own
+  // machinery under every connection), fs, grpc, keychain, security, shell, web, paths.ts. The
+  // composition roots know every domain, so they are named here as the exceptions: backend/backend.ts
+  // (handlers and services), cache/all-jobs.ts (cache jobs), index.ts and web.ts (the two hosts).
+  // Each block below carries the main layer rule too: only the last matching block's rule applies.
   {
     files: ['main/**'],
-    rules: {
-      'no-restricted-imports': layer({
-        forbid: ['renderer', 'preload', 'service'],
-        // main forks the service as a program; of its code it shares only the generic migration runner.
-        except: { service: 'db/migrate' },
-        why: 'main talks to the renderer only through the bridge, and to the service only over gRPC.',
-      }),
-    },
+    rules: { 'no-restricted-imports': layer({ forbid: mainForbid, why: mainWhy }) },
   },
   {
-    files: ['main/shell/**', 'main/index.ts'],
+    files: mainKernel.map((folder) => `main/${folder}/**`).concat(['main/paths.ts']),
+    ignores: [...compositionRoots, 'main/shell/**'],
+    rules: { 'no-restricted-imports': layer({ forbid: mainForbid, also: [kernelImportsNoDomain], why: mainWhy }) },
+  },
+  {
+    files: ['main/shell/**'],
+    rules: { 'no-restricted-imports': layer({ electron: true, forbid: mainForbid, also: [kernelImportsNoDomain], why: mainWhy }) },
+  },
+  {
+    files: ['main/index.ts'],
+    rules: { 'no-restricted-imports': layer({ electron: true, forbid: mainForbid, why: mainWhy }) },
+  },
+  ...mainDomains.map((domain) => ({
+    files: [`main/${domain}/**`],
     rules: {
       'no-restricted-imports': layer({
-        electron: true,
-        forbid: ['renderer', 'preload', 'service'],
-        except: { service: 'db/migrate' },
-        why: 'main talks to the renderer only through the bridge, and to the service only over gRPC.',
+        forbid: mainForbid,
+        also: [
+          {
+            regex: `^(\\.\\./)+(${mainDomains.filter((d) => d !== domain).join('|')})(/|$)`,
+            message: `main/${domain}/ is a domain: it must not import another domain's folder. What several domains share belongs in the kernel (backend, cache, connection, fleet…); what composes them, in a composition root.`,
+          },
+        ],
+        why: mainWhy,
       }),
     },
-  },
+  })),
   {
     files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-restricted-imports': layer({ why: 'Tests run the real layers without Electron.' }) },

@@ -18,7 +18,7 @@ import { createGuard } from './auth/guard';
 import { createAuthHandlers } from './auth/handlers';
 import { DEFAULT_TOKEN_TTL_SECONDS, loadSigningSecret, TokenService } from './auth/tokens';
 import { ensureBootstrap, type BootstrapCredentials } from './bootstrap';
-import { migrate } from './db/migrate';
+import { migrate } from '../db/migrate';
 import { serviceMigrations } from './db/migrations';
 import { openDatabase } from './db/open';
 import { createLocationHandlers } from './locations/handlers';

@@ -20,7 +20,7 @@ import { registryHandlers } from '../registry/handlers';
 import { RegistryUploads, type StagingOptions } from '../registry/uploads';
 import { LogTails } from '../logs/tails';
 import { Downloads } from '../fs/downloads';
-import { fleetResource } from '../machines/sync';
+import { fleetResource } from '../fleet/sync';
 import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
 import { uiHandlers } from '../ui/handlers';

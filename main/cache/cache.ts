@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { migrate } from '../../service/db/migrate';
+import { migrate } from '../../db/migrate';
 import { cacheMigrations } from './migrations/index';
 
 export type CacheDb = Database.Database;

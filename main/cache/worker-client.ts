@@ -6,8 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ErrorKind } from '../../common/result';
 import { AppError } from '../backend/errors';
-import type { SearchBound } from '../logs/cache';
-import type { CacheJobName, JobArgs, JobResult } from './jobs';
+import type { CacheJobName, JobArgs, JobResult } from './all-jobs';
 
 export interface CacheWorkerOptions {
   /** The worker's entry: out/main/cache-worker.js beside the main bundle (main/cache/worker.ts in tests). */
@@ -15,8 +14,12 @@ export interface CacheWorkerOptions {
   /** Node flags for the worker (tests load the TypeScript entry through tsx). */
   readonly execArgv?: readonly string[];
   readonly log?: (message: string) => void;
-  /** How long a log search may hold the worker (SEARCH_BOUND by default; tests make it small to reach it cheaply). */
-  readonly searchBound?: Partial<SearchBound>;
+  /**
+   * Settings for the domains' work in the worker (each WorkerTask), by name: `searchBound`, how long
+   * a log search may hold the worker (logs/cache.ts SEARCH_BOUND by default; tests make it small to
+   * reach it cheaply).
+   */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 interface Pending {
@@ -38,7 +41,7 @@ export class CacheWorker {
   }
 
   #start(): Worker {
-    const worker = new Worker(this.#options.entry, { workerData: { path: this.#path, searchBound: this.#options.searchBound }, execArgv: [...(this.#options.execArgv ?? [])] });
+    const worker = new Worker(this.#options.entry, { workerData: { path: this.#path, settings: this.#options.settings }, execArgv: [...(this.#options.execArgv ?? [])] });
     worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind }) => {
       // id 0: the worker's own background work (indexing log lines) reports a failure.
       if (message.id === 0 && !message.ok) this.#options.log?.(`cache worker: ${message.error ?? 'background work failed'}`);

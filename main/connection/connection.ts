@@ -13,11 +13,12 @@
  */
 import type { ConnectionState, SyncProgress } from '../../common/connection';
 import { openCache, syncedAt, type CacheDb } from '../cache/cache';
-import { cacheJobs, type CacheJobName, type JobArgs, type JobResult } from '../cache/jobs';
+import { cacheJobs, type CacheJobName, type JobArgs, type JobResult } from '../cache/all-jobs';
 import { CacheWorker, type CacheWorkerOptions } from '../cache/worker-client';
 import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
 import { FleetClient, type ServiceTarget } from '../grpc/client';
+import { ProfileScopes, type ProfileScoped } from './profile-scoped';
 
 /** Runs a cache job: in the session's worker thread when it has one, else on this thread. */
 export type CacheRunner = <J extends CacheJobName>(job: J, ...args: JobArgs<J>) => Promise<JobResult<J>>;
@@ -141,9 +142,15 @@ export class Connection {
   #session: Session | null = null;
   #state: ConnectionState = { profileId: null, status: 'offline', address: '', lastSyncedAt: null, offlineSince: null, nextRetryAt: null, error: null, sync: null };
   #progressAt = 0;
+  readonly #scopes = new ProfileScopes();
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
+  }
+
+  /** Tell `scoped` whenever the active profile changes (before the change is announced); returns the function that stops it. */
+  scope(scoped: ProfileScoped): () => void {
+    return this.#scopes.add(scoped);
   }
 
   get state(): ConnectionState {
@@ -375,6 +382,7 @@ export class Connection {
 
   #set(state: ConnectionState): void {
     this.#state = state;
+    this.#scopes.announce(state.profileId);
     this.#options.events.emit('connection.changed', state);
   }
 }

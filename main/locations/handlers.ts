@@ -2,24 +2,20 @@ import {
   CreateLocationRequest,
   DeleteLocationRequest,
   GetLocationMetadataRequest,
-  GetLocationRequest,
   ShareLocationRequest,
   UnshareLocationRequest,
   UpdateLocationMetadataRequest,
   UpdateLocationRequest,
 } from '../../proto/gen/fleet/app/v1/locations';
-import type { Location } from '../../common/locations';
-import type { MetadataView } from '../../common/schemas';
 import { readThrough, write } from '../backend/calls';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
 import type { DomainHandlers } from '../backend/router';
 import type { CacheDb } from '../cache/cache';
-import type { CacheRunner } from '../connection/connection';
-import { cachedLocation, cachedLocationsOf, cachedMetadata, type MetadataResource } from '../cache/fleet';
-import type { FleetClient } from '../grpc/client';
-import { listAllLocations, syncOrgFleet } from '../machines/sync';
-import { locationFromWire } from './convert';
+import { cachedMetadataView, freshMetadata } from '../backend/metadata';
+import { locationFromWire } from '../fleet/convert';
+import { fetchLocation, listAllLocations, syncOrgFleet } from '../fleet/sync';
+import { cachedLocation, cachedLocationsOf } from '../fleet/tree';
 
 type LocationsChannel =
   | 'locations.tree'
@@ -32,26 +28,6 @@ type LocationsChannel =
   | 'locations.unshare'
   | 'locations.metadata'
   | 'locations.setMetadata';
-
-/** Read a location from the service (the spec's GetLocation), as the bridge shows it. */
-export async function fetchLocation(client: FleetClient, locationId: string): Promise<Location> {
-  const r = await client.call('read the location', client.app.getLocation, GetLocationRequest.fromPartial({ locationId }));
-  if (!r.location) throw new AppError('internal', 'The service answered GetLocation without a location.');
-  return locationFromWire(r.location);
-}
-
-/** Metadata read or written just now: cached, and shown as fresh. */
-export async function freshMetadata(run: CacheRunner, type: MetadataResource, id: string, metadata: MetadataView['metadata']): Promise<MetadataView> {
-  const at = new Date().toISOString();
-  await run('putMetadata', type, id, metadata, at);
-  return { metadata, fetchedAt: at, fromCache: false };
-}
-
-/** The cached metadata as a view marked as cached, or null. */
-export function cachedMetadataView(cache: CacheDb, type: MetadataResource, id: string): MetadataView | null {
-  const cached = cachedMetadata(cache, type, id);
-  return cached ? { ...cached, fromCache: true } : null;
-}
 
 export function locationsHandlers(ctx: BackendContext): DomainHandlers<LocationsChannel> {
   const { connection, events } = ctx;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { logFilter, type LogLevel } from '../../common/logs';
 import { openCache } from '../cache/cache';
-import { cacheJobs } from '../cache/jobs';
+import { cacheJobs } from '../cache/all-jobs';
 import { TailRobotPartLogsResponse } from '../../proto/gen/fleet/app/v1/logs';
 import { packMessages, unpackMessages } from './convert';
 import { entryIdentity, evictLogs, indexPending, insertLogs, keyOfTime, logTotals, mergeIndexInSteps, mergeIndexStep, putLogParts, readDetail, SearchBudget, searchLogs, SearchTooBroad, setSearchBound, textKeys, timeOfKey, viewKeys, type IncomingEntry } from './cache';

@@ -1,6 +1,6 @@
 /**
  * The log cache's reads and writes (migration 0006_logs). Everything here runs in the cache worker
- * (main/cache/jobs.ts): a tail of 20,000 lines a second is written without the main thread noticing.
+ * (jobs.ts): a tail of 20,000 lines a second is written without the main thread noticing.
  */
 import { createHash } from 'node:crypto';
 import { LOG_LEVELS, type LogDetail, type LogFilter, type LogLevel, type LogLine, type LogRetention, type LogSearchHit } from '../../common/logs';

@@ -5,7 +5,7 @@ import { DEFAULT_RETENTION, type LogRetention } from '../../common/logs';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
 import type { DomainHandlers } from '../backend/router';
-import { getUiState } from '../cache/fleet';
+import { getUiState } from '../cache/ui-state';
 import { partNames, type LogTails } from './tails';
 
 type LogsChannel =

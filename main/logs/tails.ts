@@ -16,6 +16,7 @@ import { AppError } from '../backend/errors';
 import type { EventBus } from '../backend/events';
 import type { CacheDb } from '../cache/cache';
 import type { CacheRunner, Connection } from '../connection/connection';
+import type { ProfileScoped } from '../connection/profile-scoped';
 import { LONG_DEADLINE_MS, rawUnary, type FleetClient } from '../grpc/client';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import type { LogPartInfo } from './cache';
@@ -112,7 +113,7 @@ interface ViewRecord {
   filter: LogFilter;
 }
 
-export class LogTails {
+export class LogTails implements ProfileScoped {
   readonly #connection: Connection;
   readonly #events: EventBus;
   readonly #log: (message: string) => void;
@@ -154,12 +155,16 @@ export class LogTails {
     this.#flushMs = options.flushMs ?? FLUSH_MS;
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.#maxWriteBytes = options.maxWriteBytes ?? MAX_WRITE_BYTES;
+    connection.scope(this);
     events.subscribe((event, payload) => {
       if (event !== 'connection.changed') return;
       const state = payload as { profileId: string | null; status: string };
-      if (state.profileId !== this.#profileId) this.reset();
-      else if (state.status === 'online') this.#retryBrokenNow();
+      if (state.profileId === this.#profileId && state.status === 'online') this.#retryBrokenNow();
     });
+  }
+
+  switchTo(profileId: string | null): void {
+    if (profileId !== this.#profileId) this.reset();
   }
 
   /** The profile's cache runner, starting afresh when the active profile changed. */

@@ -1,9 +1,7 @@
-import type { MachineSummary as WireSummary, PartSummary, Robot, RobotPart } from '../../proto/gen/fleet/app/v1/machines';
+import type { MachineSummary as WireSummary, Robot, RobotPart } from '../../proto/gen/fleet/app/v1/machines';
 import type { Machine, MachineSummary, Part, PartDetails, TreePart } from '../../common/machines';
 import type { JsonObject } from '../../common/schemas';
-import type { CachedMachine } from '../cache/fleet';
-
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+import { iso, treePartFromSummary } from '../fleet/convert';
 
 export function machineFromWire(r: Robot): Machine {
   return { id: r.id, name: r.name, locationId: r.locationId, createdOn: iso(r.createdOn), lastAccess: iso(r.lastAccess) };
@@ -35,10 +33,6 @@ export function treePartFromPart(p: Part): TreePart {
   return { id: p.id, name: p.name, mainPart: p.mainPart, fqdn: p.fqdn, lastAccess: p.lastAccess, markedForRestart: p.markedForRestart };
 }
 
-function treePartFromSummary(p: PartSummary): TreePart {
-  return { id: p.partId, name: p.partName, mainPart: p.mainPart, fqdn: p.fqdn, lastAccess: iso(p.lastAccess), markedForRestart: p.markedForRestart };
-}
-
 export function summaryFromWire(s: WireSummary): MachineSummary {
   return {
     machineId: s.machineId,
@@ -49,9 +43,4 @@ export function summaryFromWire(s: WireSummary): MachineSummary {
     parts: s.partSummaries.map(treePartFromSummary),
     lastAccess: iso(s.lastAccess),
   };
-}
-
-/** A summary as the cache keeps a machine (summaries carry no creation time). */
-export function cachedFromSummary(s: WireSummary): CachedMachine {
-  return { id: s.machineId, name: s.machineName, locationId: s.locationId, createdOn: null, parts: s.partSummaries.map(treePartFromSummary) };
 }

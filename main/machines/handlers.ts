@@ -22,13 +22,13 @@ import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
 import type { DomainHandlers } from '../backend/router';
 import type { CacheDb } from '../cache/cache';
-import { cachedMachine, cachedMachinesIn, cachedPart, cachedParts } from '../cache/fleet';
+import { cachedMetadataView, freshMetadata } from '../backend/metadata';
+import { allPages, fetchLocation, listAllSummaries } from '../fleet/sync';
+import { cachedMachine, cachedMachinesIn, cachedPart, cachedParts } from '../fleet/tree';
 import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
-import { cachedMetadataView, fetchLocation, freshMetadata } from '../locations/handlers';
 import { machineFromWire, partDetailsFromWire, partFromWire, summaryFromWire, treePartFromPart } from './convert';
 import type { LivenessWatcher } from './liveness';
-import { allPages, listAllSummaries } from './sync';
 
 type MachinesChannel =
   | 'machines.create'

@@ -8,16 +8,17 @@
 import type { LivenessUpdate } from '../../common/machines';
 import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
-import { cachedLiveness, locationsOfMachines, type LivenessRow } from '../cache/fleet';
+import { listAllSummaries } from '../fleet/sync';
+import { cachedLiveness, locationsOfMachines, type LivenessRow } from './cache';
 import type { Connection } from '../connection/connection';
-import { listAllSummaries } from './sync';
+import type { ProfileScoped } from '../connection/profile-scoped';
 
 /** How often watched machines are refreshed: a part is live for 10 s after its last access. */
 export const LIVENESS_INTERVAL_MS = 2_000;
 /** At most this many locations are asked about per refresh (a screenful spans a few). */
 const MAX_LOCATIONS = 50;
 
-export class LivenessWatcher {
+export class LivenessWatcher implements ProfileScoped {
   readonly #connection: Connection;
   readonly #events: EventBus;
   readonly #log: (message: string) => void;
@@ -34,6 +35,12 @@ export class LivenessWatcher {
     this.#events = events;
     this.#log = log;
     this.#intervalMs = intervalMs;
+    connection.scope(this);
+  }
+
+  /** The old profile's watch is left behind: the renderer names the new profile's rows. */
+  switchTo(): void {
+    this.stop();
   }
 
   /** Replace the watched machines; answers their cached liveness at once and refreshes them soon. */
@@ -68,11 +75,6 @@ export class LivenessWatcher {
   }
 
   async #refresh(): Promise<void> {
-    // A switch of profile leaves the old watch behind: the renderer names the new rows.
-    if (this.#connection.profileId !== this.#profileId) {
-      this.#watched = [];
-      return;
-    }
     if (this.#connection.state.status !== 'online' || this.#watched.length === 0) return;
     const watched = new Set(this.#watched);
     const byOrg = new Map<string, string[]>();

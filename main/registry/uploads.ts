@@ -9,8 +9,9 @@
  * prefix from disk so the SHA-256 the service records can be checked against the file's. An attempt
  * that breaks (the service restarts, the network goes) waits and tries again by itself — at once
  * when the connection comes back — so at most what was in flight is sent twice. The queue is kept
- * per profile in `uploads.json` beside the profile's cache (written whole, then renamed: never
- * half-written), so uploads under way when the app quit resume when it starts again.
+ * per profile in `uploads.json` beside the profile's cache (written with main/fs/atomic.ts: never
+ * half-written, and on disk before it replaces the previous one), so uploads under way when the app
+ * quit resume when it starts again.
  *
  * Browser mode has no paths to give: the page sends a file once to the backend's loopback endpoint
  * (main/web/server.ts), which stages it here; from there it is uploaded like any file on disk.
@@ -30,9 +31,12 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import type { ConnectionState } from '../../common/connection';
 import { MAX_MODULE_FILE_BYTES, type Upload, type UploadCandidate, type UploadSource, type UploadState } from '../../common/registry';
 import type { Connection } from '../connection/connection';
+import type { ProfileScoped } from '../connection/profile-scoped';
 import type { EventBus } from '../backend/events';
 import { AppError, isServiceError } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
+import { writeFileAtomic } from '../fs/atomic';
+import { StagingError } from '../web/staging';
 import { inspectFiles, quickCheck } from './inspect';
 
 /**
@@ -120,19 +124,6 @@ export interface StagingOptions {
   readonly now?: () => number;
 }
 
-/** Why a file was not staged; main/web/server.ts answers each with its own HTTP status. */
-export type StagingRefusal = 'too-large' | 'incomplete' | 'no-room' | 'disk-full';
-
-/** A file the page sent was not kept: the message says what happened and what to do, for the page to show. */
-export class StagingError extends AppError {
-  constructor(
-    readonly refusal: StagingRefusal,
-    message: string,
-  ) {
-    super(refusal === 'disk-full' ? 'internal' : refusal === 'no-room' ? 'conflict' : 'invalid', message);
-  }
-}
-
 /** A staged file on disk (its bytes at `path`, what the page called it in `path.json`). */
 interface StagedFile {
   readonly path: string;
@@ -214,7 +205,7 @@ export interface UploadStats {
   sweeps: number;
 }
 
-export class RegistryUploads {
+export class RegistryUploads implements ProfileScoped {
   readonly #connection: Connection;
   readonly #events: EventBus;
   readonly #options: UploadsOptions;
@@ -245,6 +236,7 @@ export class RegistryUploads {
   #closed = false;
   #lastStatus: ConnectionState['status'] | null = null;
   readonly #unsubscribe: () => void;
+  readonly #unscope: () => void;
   readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0, sweeps: 0 };
 
   constructor(connection: Connection, events: EventBus, options: UploadsOptions) {
@@ -265,6 +257,7 @@ export class RegistryUploads {
     this.#unsubscribe = events.subscribe((event, payload) => {
       if (event === 'connection.changed') this.#onConnection(payload as ConnectionState);
     });
+    this.#unscope = connection.scope(this);
   }
 
   // --- the bridge's operations ---
@@ -461,6 +454,7 @@ export class RegistryUploads {
   close(): void {
     this.#closed = true;
     this.#unsubscribe();
+    this.#unscope();
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     if (this.#emitTimer) clearTimeout(this.#emitTimer);
@@ -473,8 +467,11 @@ export class RegistryUploads {
 
   // --- profiles ---
 
+  switchTo(profileId: string | null): void {
+    if (profileId) this.#ensureProfile(profileId);
+  }
+
   #onConnection(state: ConnectionState): void {
-    if (state.profileId && state.profileId !== this.#profileId) this.#ensureProfile(state.profileId);
     // Back online: a waiting upload goes now, not at its backoff's end (only on the change: a sync
     // announces itself while online too).
     const cameOnline = state.status === 'online' && this.#lastStatus !== 'online';
@@ -545,10 +542,7 @@ export class RegistryUploads {
     if (!this.#profileId) return;
     const file = this.#queueFile(this.#profileId);
     try {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(this.#entries), { mode: 0o600 });
-      renameSync(temp, file);
+      writeFileAtomic(file, JSON.stringify(this.#entries));
       this.#logged.delete('save');
     } catch (e) {
       // Saved again at every change: a full disk is said once, not once per progress step.

@@ -1,6 +1,6 @@
 /**
  * The training tables of a profile's cache (migration 10): jobs as the service last answered them,
- * and the jobs the user is notified about. Writes run as cache jobs (main/cache/jobs.ts); reads are
+ * and the jobs the user is notified about. Writes run as cache jobs (jobs.ts); reads are
  * small and stay on the main thread.
  */
 import type { TrainingJob, TrainingStatus, TrainingSummary } from '../../common/training';

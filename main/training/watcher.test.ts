@@ -3,7 +3,7 @@ import type { EventName } from '../../common/events';
 import { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
 import { openCache, type CacheDb } from '../cache/cache';
-import { cacheJobs } from '../cache/jobs';
+import { cacheJobs } from '../cache/all-jobs';
 import type { Connection } from '../connection/connection';
 import { TrainingStatus } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { putTrainingJobs, setWatched } from './cache';

@@ -14,7 +14,7 @@ import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
 import type { CacheDb } from '../cache/cache';
 import type { Connection, SyncedResource } from '../connection/connection';
-import { listOrgs } from '../orgs/cache';
+import { cachedOrgIds } from '../fleet/tree';
 import { activeTrainingJobs, trainingSummary, type TrainingWrite } from './cache';
 import { jobFromWire, type CachedJob } from './convert';
 import type { FleetClient } from '../grpc/client';
@@ -125,7 +125,7 @@ export class TrainingWatcher {
 
   /** Tell the renderer what the (new) cache holds: after a switch, every organization changed. */
   publish(cache: CacheDb): void {
-    this.#events.emit('training.changed', { orgIds: listOrgs(cache).map((o) => o.id), summary: this.#summary(cache) });
+    this.#events.emit('training.changed', { orgIds: cachedOrgIds(cache), summary: this.#summary(cache) });
     this.wake();
   }
 
@@ -254,7 +254,7 @@ export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publi
     name: 'training',
     async sync(client, cache, at, { run, forced }) {
       if (!forced && Date.now() - (fetchedAt.get(cache) ?? 0) < TRAINING_REFRESH_MS) return;
-      const orgs = listOrgs(cache).map((o) => o.id);
+      const orgs = cachedOrgIds(cache);
       await run('trainingDropExcept', orgs);
       for (const orgId of orgs) {
         let jobs: CachedJob[];

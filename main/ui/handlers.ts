@@ -1,6 +1,6 @@
 import type { BackendContext } from '../backend/context';
 import type { DomainHandlers } from '../backend/router';
-import { getUiState } from '../cache/fleet';
+import { getUiState } from '../cache/ui-state';
 
 /** Small per-profile UI state (expanded tree nodes, the selection), kept in the profile's cache. */
 export function uiHandlers(ctx: BackendContext): DomainHandlers<'ui.get' | 'ui.set'> {

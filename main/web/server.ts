@@ -35,7 +35,7 @@ import { WS_PATH, type WireFrame } from '../../common/bridge';
 import { MAX_MODULE_FILE_BYTES } from '../../common/registry';
 import type { EventBus } from '../backend/events';
 import type { Downloads } from '../fs/downloads';
-import { StagingError, type StagingRefusal } from '../registry/uploads';
+import { StagingError, type StagingRefusal } from './staging';
 import { createRouter, type Handlers } from '../backend/router';
 import { CONTENT_SECURITY_POLICY } from '../security/csp';
 import { createRateLimitedLog } from './rate-limited-log';

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FEED_INTERVAL_MS, LogFeed } from './feed';
-import { migrate } from '../db/migrate';
+import { migrate } from '../../db/migrate';
 import { serviceMigrations } from '../db/migrations';
 import { LogStore, RETAIN_DAYS, RETAIN_PER_PART, type NewLogEntry } from './store';
 

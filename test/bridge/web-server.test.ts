@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
-import { StagingError } from '../../main/registry/uploads';
+import { StagingError } from '../../main/web/staging';
 import { startWebServer, type WebServer, type WebServerLimits } from '../../main/web/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 import { canMount } from '../helpers/mount';

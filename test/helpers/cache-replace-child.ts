@@ -5,7 +5,7 @@
  *   node --import tsx test/helpers/cache-replace-child.ts CACHE_PATH MACHINES TAG
  */
 import Database from 'better-sqlite3';
-import { replaceFleet } from '../../main/cache/fleet';
+import { replaceFleet } from '../../main/fleet/tree';
 
 const [path, count, tag] = process.argv.slice(2);
 const db = new Database(path!);

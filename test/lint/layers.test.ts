@@ -2,6 +2,8 @@
  * The layer rules are lint rules; this proves they fire. Each case lints a one-line import as if it
  * were a file in that folder, through the project's own eslint.config.js.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/backend';
@@ -24,6 +26,11 @@ describe('layer rules', () => {
     ['main/backend/x.ts', "import App from '../../renderer/src/App.svelte';", 'no-restricted-imports'],
     ['main/x.ts', "import { OrgStore } from '../service/orgs/store';", 'no-restricted-imports'],
     ['main/cache/x.ts', "import { openDatabase } from '../../service/db/open';", 'no-restricted-imports'],
+    ['main/cache/x.ts', "import { migrate } from '../../service/db/migrate';", 'no-restricted-imports'],
+    ['db/x.ts', "import { openDatabase } from '../service/db/open';", 'no-restricted-imports'],
+    ['db/x.ts', "import { openCache } from '../main/cache/cache';", 'no-restricted-imports'],
+    ['db/x.ts', "import { ok } from '../common/result';", 'no-restricted-imports'],
+    ['db/x.ts', "import { app } from 'electron';", 'no-restricted-imports'],
     ['renderer/src/x.ts', "import type { Organization } from '../../proto/gen/fleet/app/v1/orgs';", 'no-restricted-imports'],
     ['common/x.ts', "import { AppServiceClient } from '../proto/gen/fleet/app/v1/app';", 'no-restricted-imports'],
     ['renderer/src/x.ts', "import { readFileSync } from 'node:fs';", 'no-restricted-imports'],
@@ -51,12 +58,41 @@ describe('layer rules', () => {
   });
 
   it.each([
+    ['main/orgs/x.ts', "import { cachedMetadataView } from '../locations/handlers';", 'no-restricted-imports'],
+    ['main/machines/x.ts', "import { listOrgs } from '../orgs/cache';", 'no-restricted-imports'],
+    ['main/logs/sub/x.ts', "import { RegistryUploads } from '../../registry/uploads';", 'no-restricted-imports'],
+    ['main/training/x.test.ts', "import { orgsJobs } from '../orgs/jobs';", 'no-restricted-imports'],
+    ['main/ui/x.ts', "import { logsHandlers } from '../logs/handlers';", 'no-restricted-imports'],
+    ['main/cache/x.ts', "import { logsJobs } from '../logs/jobs';", 'no-restricted-imports'],
+    ['main/cache/migrations/x.ts', "import { listOrgs } from '../../orgs/cache';", 'no-restricted-imports'],
+    ['main/backend/context.ts', "import type { LogTails } from '../logs/tails';", 'no-restricted-imports'],
+    ['main/connection/x.ts', "import { orgsResource } from '../orgs/sync';", 'no-restricted-imports'],
+    ['main/fleet/x.ts', "import { listOrgs } from '../orgs/cache';", 'no-restricted-imports'],
+    ['main/web/x.ts', "import { RegistryUploads } from '../registry/uploads';", 'no-restricted-imports'],
+    ['main/shell/x.ts', "import { LogTails } from '../logs/tails';", 'no-restricted-imports'],
+    ['main/paths.ts', "import { trainingJobs } from './training/jobs';", 'no-restricted-imports'],
+    // The blocks that carry the domain and kernel rules keep main's layer rule too.
+    ['main/orgs/x.ts', "import { OrgStore } from '../../service/orgs/store';", 'no-restricted-imports'],
+    ['main/logs/x.ts', "import App from '../../renderer/src/App.svelte';", 'no-restricted-imports'],
+    ['main/registry/x.ts', "import { app } from 'electron';", 'no-restricted-imports'],
+    ['main/cache/x.ts', "import { app } from 'electron';", 'no-restricted-imports'],
+    ['main/cache/x.ts', "import { migrate } from '../../service/db/migrate';", 'no-restricted-imports'],
+    ['main/shell/x.ts', "import { startService } from '../../service/server';", 'no-restricted-imports'],
+    ['main/index.ts', "import { startService } from '../service/server';", 'no-restricted-imports'],
+    ['main/backend/backend.ts', "import { app } from 'electron';", 'no-restricted-imports'],
+  ])('main inside: %s: %s is refused', async (file, code, rule) => {
+    expect(await ruleIds(file, code)).toContain(rule);
+  });
+
+  it.each([
     ['main/shell/x.ts', "import { app } from 'electron';"],
     ['preload/x.ts', "import { contextBridge } from 'electron';"],
     ['preload/x.test.ts', "import { EventEmitter } from 'node:events';"],
     ['renderer/src/x.ts', "import { createBridge } from '../../common/bridge';"],
     ['main/backend/x.ts', "import { readFileSync } from 'node:fs';"],
-    ['main/cache/x.ts', "import { migrate } from '../../service/db/migrate';"],
+    ['main/cache/x.ts', "import { migrate } from '../../db/migrate';"],
+    ['service/x.ts', "import { migrate } from '../db/migrate';"],
+    ['db/x.ts', "import Database from 'better-sqlite3';"],
     ['main/orgs/x.ts', "import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';"],
     ['renderer/src/main.ts', "import App from './App.svelte';"],
     ['service/x.ts', "import { startService } from './server';"],
@@ -71,5 +107,34 @@ describe('layer rules', () => {
   ])('%s: %s is allowed', async (file, code) => {
     const ids = await ruleIds(file, code);
     expect(ids.filter((id) => id === 'no-restricted-imports')).toEqual([]);
+  });
+
+  it.each([
+    ['main/orgs/x.ts', "import { getOrg } from './cache';"],
+    ['main/orgs/x.ts', "import { readThrough } from '../backend/calls';"],
+    ['main/orgs/x.ts', "import { cachedMetadataView } from '../backend/metadata';"],
+    ['main/machines/x.ts', "import { listAllSummaries } from '../fleet/sync';"],
+    ['main/logs/x.ts', "import type { CacheRunner } from '../connection/connection';"],
+    ['main/registry/x.ts', "import { writeFileAtomic } from '../fs/atomic';"],
+    ['main/registry/x.ts', "import { StagingError } from '../web/staging';"],
+    ['main/orgs/x.test.ts', "import { cacheMigrations } from '../cache/migrations/index';"],
+    ['main/cache/x.ts', "import { setUiState } from './ui-state';"],
+    ['main/cache/x.ts', "import { fleetJobs } from '../fleet/jobs';"],
+    ['main/fleet/x.ts', "import type { CacheRunner } from '../connection/connection';"],
+    ['main/backend/backend.ts', "import { orgsHandlers } from '../orgs/handlers';"],
+    ['main/cache/all-jobs.ts', "import { logsJobs } from '../logs/jobs';"],
+    ['main/web.ts', "import { Backend } from './backend/backend';"],
+    ['main/index.ts', "import { app } from 'electron';"],
+    ['main/shell/x.ts', "import { app } from 'electron';"],
+  ])('main inside: %s: %s is allowed', async (file, code) => {
+    const ids = await ruleIds(file, code);
+    expect(ids.filter((id) => id === 'no-restricted-imports')).toEqual([]);
+  });
+
+  // A new folder in main/ that is neither a domain nor kernel in eslint.config.js would escape both rules.
+  const mainFolders = readdirSync(join(repoRoot, 'main'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  it.each(mainFolders)('main/%s/ is a domain or kernel: it may not import a domain', async (folder) => {
+    const other = folder === 'orgs' ? 'logs' : 'orgs';
+    expect(await ruleIds(`main/${folder}/x.ts`, `import { x } from '../${other}/x';`)).toContain('no-restricted-imports');
   });
 });

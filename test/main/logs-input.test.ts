@@ -30,7 +30,7 @@ beforeAll(async () => {
   app = await openTestBackend(dir.path, {
     spawnService: (entry, args, options) => forkService(entry, [...args, '--log-rate', '2000'], options),
     timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 5_000, tailRetryMinMs: 100, tailRetryMaxMs: 400 },
-    cacheWorker: { entry: join(repoRoot, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], searchBound: { maxVisited: 1 } },
+    cacheWorker: { entry: join(repoRoot, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], settings: { searchBound: { maxVisited: 1 } } },
   });
   await app.backend.start();
   const acme = (await app.value('orgs.list', {})).orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;

@@ -13,7 +13,7 @@ import { create as createTar } from 'tar';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Upload } from '../../common/registry';
 import { FleetClient } from '../../main/grpc/client';
-import { StagingError } from '../../main/registry/uploads';
+import { StagingError } from '../../main/web/staging';
 import { startService, type RunningService } from '../../service/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 import { startHoldProxy, type HoldProxy } from '../helpers/hold-proxy';

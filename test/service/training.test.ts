@@ -14,7 +14,7 @@ import { PackageType } from '../../proto/gen/fleet/app/v1/registry';
 import * as training from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceClient, ModelType, TrainingStatus, type TrainingJobMetadata } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import { migrate } from '../../service/db/migrate';
+import { migrate } from '../../db/migrate';
 import { serviceMigrations } from '../../service/db/migrations';
 import { openDatabase } from '../../service/db/open';
 import { RegistryFiles } from '../../service/registry/files';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../service/db/migrate';
+import { migrate } from '../../../db/migrate';
 import { cacheMigrations } from './index';
 import { markSynced, syncedAt } from '../cache';
 

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /** When each cached resource last matched the service: what the offline banner's "cached at" reads. */
 export default {

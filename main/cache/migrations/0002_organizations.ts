@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /** The organizations the profile's key can see, as of the last sync. */
 export default {

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../service/db/migrate';
+import { migrate } from '../../../db/migrate';
 import { cacheMigrations } from './index';
-import { readTree, replaceFleet } from '../fleet';
+import { readTree, replaceFleet } from '../../fleet/tree';
 
 const at = '2026-11-23T10:00:00.000Z';
 

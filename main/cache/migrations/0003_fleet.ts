@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * The fleet of each organization as the last sync saw it: its locations, machines and their parts.

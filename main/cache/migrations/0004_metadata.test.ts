@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../service/db/migrate';
+import { migrate } from '../../../db/migrate';
 import { cacheMigrations } from './index';
-import { cachedMetadata, putMetadata } from '../fleet';
+import { cachedMetadata, putMetadata } from '../metadata';
 
 describe('cache migration 4: metadata', () => {
   it('applies on top of migration 3 and keeps one JSON object per resource', () => {

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /** User-defined metadata of organizations, locations, machines and parts, as last read (fetched on demand). */
 export default {

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../service/db/migrate';
+import { migrate } from '../../../db/migrate';
 import { cacheMigrations } from './index';
-import { getUiState, setUiState } from '../fleet';
+import { getUiState, setUiState } from '../ui-state';
 
 describe('cache migration 5: ui_state', () => {
   it('applies on top of migration 4 and keeps JSON values by key', () => {

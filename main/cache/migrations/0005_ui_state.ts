@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /** What the UI remembers per profile (expanded tree nodes, the selection): small JSON values by key. */
 export default {

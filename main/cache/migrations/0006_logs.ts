@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * Cached log entries of every part the user tailed or browsed, so logs can be reviewed offline.

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * Lines are indexed for full-text search after they are cached, not while: the trigram index costs

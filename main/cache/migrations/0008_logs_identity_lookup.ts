@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * An entry's identity (part, entry id) is no longer a unique index: keeping it cost a third of the

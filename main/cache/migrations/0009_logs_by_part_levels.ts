@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * The per-part index carries each line's level: a log view reads every key and level of its parts

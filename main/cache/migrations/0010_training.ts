@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * Training jobs, so an organization's jobs can be read offline, and the jobs the user is notified

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../service/db/migrate';
+import type { Migration } from '../../../db/migrate';
 import syncState from './0001_sync_state';
 import organizations from './0002_organizations';
 import fleet from './0003_fleet';

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * The secret that signs access tokens: one per data dir, so tokens survive a restart of the

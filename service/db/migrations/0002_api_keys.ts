@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * API keys. The secret itself is never stored: only a salted hash, with the name of the scheme

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * The server secret of API key hashes. API keys are 256-bit random values, so a keyed hash

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * Locations, nested to any depth, and the organizations they are shared with; metadata on

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * Machines (robots), their parts, part secrets, and the simulation that makes demo parts check in.

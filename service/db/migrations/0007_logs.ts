@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * Part logs. `id` is the insertion order: with `time_us` it orders a part's log newest first

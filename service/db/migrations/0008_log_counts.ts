@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * How many log entries each part holds, kept by triggers on every insert and delete (a part's

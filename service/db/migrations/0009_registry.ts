@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * The registry: items an organization publishes (modules, ML models, ML training scripts,

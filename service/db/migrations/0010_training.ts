@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 
 /**
  * ML training (docs/PROTOCOL.md, "ML training"): datasets, jobs, the ledger of model versions, and

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate';
+import type { Migration } from '../../../db/migrate';
 import { tokenSigningSecret } from './0001_token_signing_secret';
 import { apiKeys } from './0002_api_keys';
 import { organizations } from './0003_organizations';

@@ -2,7 +2,7 @@
 // have the columns the stores use, and its constraints refuse what they are there to refuse.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate, userVersion } from '../migrate';
+import { migrate, userVersion } from '../../../db/migrate';
 import { serviceMigrations } from '.';
 
 const open: Database.Database[] = [];

@@ -1,14 +1,17 @@
 /**
  * The fleet tables of a profile's cache: each organization's locations, machines and parts as the
- * last sync (or a later write) saw them, metadata read on demand, and small UI state. Plain functions
- * over a connection, so the same code runs in the cache worker (big replacements and reads) and on
- * the main thread (single-row writes after a call, which take microseconds).
+ * last sync (or a later write) saw them. Plain functions over a connection, so the same code runs in
+ * the cache worker (big replacements and reads) and on the main thread (single-row writes after a
+ * call, which take microseconds).
+ *
+ * Kernel, not a domain: the tree spans organizations, locations and machines at once (a sync fills
+ * it whole, a share moves a subtree between organizations), and each of those domains reads it.
  */
 import { createHash } from 'node:crypto';
 import type { FleetTree, Location, TreeLocation } from '../../common/locations';
 import type { Machine, Part, TreeMachine, TreePart } from '../../common/machines';
-import type { IsoTime, JsonObject } from '../../common/schemas';
-import type { CacheDb } from './cache';
+import type { IsoTime } from '../../common/schemas';
+import type { CacheDb } from '../cache/cache';
 
 /** A machine with its parts, as a sync or a read of one machine brings it. */
 export interface CachedMachine {
@@ -364,74 +367,6 @@ export function putPartDetails(db: CacheDb, part: Part, at: IsoTime): void {
   ).run({ ...part, mainPart: part.mainPart ? 1 : 0, markedForRestart: part.markedForRestart ? 1 : 0, at });
 }
 
-export interface LivenessRow {
-  readonly lastAccess: IsoTime | null;
-  readonly markedForRestart: boolean;
-}
-
-/** The cached liveness of the parts of `machineIds`, by part id. */
-export function cachedLiveness(db: CacheDb, machineIds: readonly string[]): Record<string, LivenessRow> {
-  const rows = db
-    .prepare('SELECT DISTINCT id, last_access, marked_for_restart FROM parts WHERE machine_id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(machineIds)) as { id: string; last_access: string | null; marked_for_restart: number }[];
-  return Object.fromEntries(rows.map((r) => [r.id, { lastAccess: r.last_access, markedForRestart: r.marked_for_restart === 1 }]));
-}
-
-/** Write fresh liveness of parts (in every tree); returns the ones whose value changed. */
-export function updateLiveness(db: CacheDb, fresh: Readonly<Record<string, LivenessRow>>): Record<string, LivenessRow> {
-  const ids = Object.keys(fresh);
-  if (ids.length === 0) return {};
-  return db.transaction(() => {
-    const before = cachedLivenessOf(db, ids);
-    const update = db.prepare('UPDATE parts SET last_access = ?, marked_for_restart = ? WHERE id = ?');
-    const changed: Record<string, LivenessRow> = {};
-    for (const [id, row] of Object.entries(fresh)) {
-      const old = before[id];
-      if (old === undefined) continue; // not cached (yet): the next sync brings it
-      if (old.lastAccess === row.lastAccess && old.markedForRestart === row.markedForRestart) continue;
-      update.run(row.lastAccess, row.markedForRestart ? 1 : 0, id);
-      changed[id] = row;
-    }
-    return changed;
-  })();
-}
-
-function cachedLivenessOf(db: CacheDb, partIds: readonly string[]): Record<string, LivenessRow> {
-  const rows = db
-    .prepare('SELECT DISTINCT id, last_access, marked_for_restart FROM parts WHERE id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(partIds)) as { id: string; last_access: string | null; marked_for_restart: number }[];
-  return Object.fromEntries(rows.map((r) => [r.id, { lastAccess: r.last_access, markedForRestart: r.marked_for_restart === 1 }]));
-}
-
-/** The distinct locations of `machineIds`, as cached. */
-export function locationsOfMachines(db: CacheDb, machineIds: readonly string[]): { orgId: string; locationId: string }[] {
-  return db
-    .prepare('SELECT DISTINCT org_id AS orgId, location_id AS locationId FROM machines WHERE id IN (SELECT value FROM json_each(?)) GROUP BY location_id')
-    .all(JSON.stringify(machineIds)) as { orgId: string; locationId: string }[];
-}
-
-export type MetadataResource = 'organization' | 'location' | 'machine' | 'part';
-
-export function cachedMetadata(db: CacheDb, type: MetadataResource, id: string): { metadata: JsonObject; fetchedAt: IsoTime } | null {
-  const row = db.prepare('SELECT json, fetched_at FROM metadata WHERE resource_type = ? AND resource_id = ?').get(type, id) as { json: string; fetched_at: string } | undefined;
-  return row ? { metadata: JSON.parse(row.json) as JsonObject, fetchedAt: row.fetched_at } : null;
-}
-
-export function putMetadata(db: CacheDb, type: MetadataResource, id: string, metadata: JsonObject, at: IsoTime): void {
-  db.prepare(
-    'INSERT INTO metadata (resource_type, resource_id, json, fetched_at) VALUES (?, ?, ?, ?) ON CONFLICT (resource_type, resource_id) DO UPDATE SET json = excluded.json, fetched_at = excluded.fetched_at',
-  ).run(type, id, JSON.stringify(metadata), at);
-}
-
-export function getUiState(db: CacheDb, key: string): unknown {
-  const json = db.prepare('SELECT value FROM ui_state WHERE key = ?').pluck().get(key) as string | undefined;
-  return json === undefined ? null : (JSON.parse(json) as unknown);
-}
-
-export function setUiState(db: CacheDb, key: string, value: unknown): void {
-  db.prepare('INSERT INTO ui_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
-}
-
 /** The cached locations of an organization's tree, by name. */
 export function cachedLocationsOf(db: CacheDb, orgId: string): Location[] {
   return (db.prepare('SELECT * FROM locations WHERE org_id = ?').all(orgId) as LocationRow[]).map(locationFromRow).sort(byName);
@@ -449,4 +384,9 @@ export function removeOrgFleet(db: CacheDb, orgId: string): void {
     for (const table of ['parts', 'machines', 'locations', 'fleet_sync']) db.prepare(`DELETE FROM ${table} WHERE org_id = ?`).run(orgId);
     db.prepare('DELETE FROM organizations WHERE id = ?').run(orgId);
   })();
+}
+
+/** The organizations the profile caches (the fleet's roots), as the last organizations sync left them. */
+export function cachedOrgIds(db: CacheDb): string[] {
+  return db.prepare('SELECT id FROM organizations ORDER BY name COLLATE NOCASE, id').pluck().all() as string[];
 }

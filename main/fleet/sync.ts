@@ -6,9 +6,9 @@
  *
  * A full fetch of a big fleet costs seconds, so only rounds someone asked for (connecting, Retry,
  * Refresh) and at most one periodic round every FLEET_REFRESH_MS fetch it; liveness in between is
- * kept fresh for what is on screen by the liveness watcher (liveness.ts), not by refetching everything.
+ * kept fresh for what is on screen by the liveness watcher (machines/liveness.ts), not by refetching everything.
  */
-import { ListLocationsRequest } from '../../proto/gen/fleet/app/v1/locations';
+import { GetLocationRequest, ListLocationsRequest } from '../../proto/gen/fleet/app/v1/locations';
 import { ListMachineSummariesRequest, type MachineSummary } from '../../proto/gen/fleet/app/v1/machines';
 import type { Location as WireLocation } from '../../proto/gen/fleet/app/v1/locations';
 import type { EventBus } from '../backend/events';
@@ -17,10 +17,8 @@ import type { CacheDb } from '../cache/cache';
 import type { CacheRunner, SyncedResource } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
 import { LONG_DEADLINE_MS } from '../grpc/client';
-import { locationFromWire } from '../locations/convert';
-import { listOrgs } from '../orgs/cache';
-import { cachedFromSummary } from './convert';
-import type { CachedMachine } from '../cache/fleet';
+import { cachedFromSummary, locationFromWire } from './convert';
+import { cachedOrgIds, type CachedMachine } from './tree';
 import type { Location } from '../../common/locations';
 
 /** How often a periodic round refetches the whole fleet. */
@@ -42,6 +40,13 @@ export async function allPages<T>(fetch: (pageToken: string) => Promise<{ items:
     token = next;
   }
   throw new AppError('internal', `The service kept paging past ${MAX_PAGES} pages; the listing was abandoned.`);
+}
+
+/** Read a location from the service (the spec's GetLocation), as the bridge shows it. */
+export async function fetchLocation(client: FleetClient, locationId: string): Promise<Location> {
+  const r = await client.call('read the location', client.app.getLocation, GetLocationRequest.fromPartial({ locationId }));
+  if (!r.location) throw new AppError('internal', 'The service answered GetLocation without a location.');
+  return locationFromWire(r.location);
 }
 
 export function listAllLocations(client: FleetClient, orgId: string): Promise<WireLocation[]> {
@@ -86,7 +91,7 @@ export function listAllSummaries(
  * (nothing is fetched then).
  */
 export async function syncOrgFleet(client: FleetClient, cache: CacheDb, orgId: string, run: CacheRunner, onMachines?: (count: number) => void): Promise<{ machines: number; changed: boolean } | null> {
-  if (!listOrgs(cache).some((o) => o.id === orgId)) return null;
+  if (!cachedOrgIds(cache).includes(orgId)) return null;
   const at = new Date().toISOString();
   const locations = await listAllLocations(client, orgId);
   await run('beginFleet', orgId);
@@ -131,18 +136,18 @@ export function fleetResource(events: EventBus, log: (message: string) => void):
     async sync(client, cache, _at, { run, progress, forced }) {
       if (!forced && Date.now() - (fetchedAt.get(cache) ?? 0) < FLEET_REFRESH_MS) return;
       // The organizations resource ran first in this round: its list is current.
-      const orgs = listOrgs(cache);
-      progress({ orgsTotal: orgs.length, orgsDone: 0, machines: 0 });
-      await run('dropFleetsExcept', orgs.map((o) => o.id));
+      const orgIds = cachedOrgIds(cache);
+      progress({ orgsTotal: orgIds.length, orgsDone: 0, machines: 0 });
+      await run('dropFleetsExcept', orgIds);
       let machines = 0;
-      for (const [index, org] of orgs.entries()) {
+      for (const [index, orgId] of orgIds.entries()) {
         let synced;
         try {
-          synced = await syncOrgFleet(client, cache, org.id, run, (count) => progress({ machines: machines + count }));
+          synced = await syncOrgFleet(client, cache, orgId, run, (count) => progress({ machines: machines + count }));
         } catch (e) {
           // Gone between the two listings (deleted elsewhere): the next round drops it.
           if (e instanceof AppError && e.kind === 'not-found') {
-            log(`sync: organization ${org.id} disappeared while syncing; skipped`);
+            log(`sync: organization ${orgId} disappeared while syncing; skipped`);
             continue;
           }
           throw e;
@@ -151,7 +156,7 @@ export function fleetResource(events: EventBus, log: (message: string) => void):
         progress({ orgsDone: index + 1, machines });
         // Only a tree that draws differently is reloaded: with thousands of machines that is a
         // noticeable pause in the renderer, and liveness reaches the screen on its own.
-        if (synced?.changed) events.emit('fleet.changed', { orgIds: [org.id], all: false });
+        if (synced?.changed) events.emit('fleet.changed', { orgIds: [orgId], all: false });
       }
       fetchedAt.set(cache, Date.now());
     },

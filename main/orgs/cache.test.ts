@@ -1,9 +1,11 @@
+// Migration 2's table through the organizations' own reads and writes: beside them, since the kernel's
+// migrations folder imports no domain.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../service/db/migrate';
-import { cacheMigrations } from './index';
-import { getOrg, listOrgs, replaceOrgs, upsertOrg } from '../../orgs/cache';
-import type { Organization } from '../../../common/orgs';
+import { migrate } from '../../db/migrate';
+import { cacheMigrations } from '../cache/migrations/index';
+import { getOrg, listOrgs, replaceOrgs, upsertOrg } from './cache';
+import type { Organization } from '../../common/orgs';
 
 const org = (id: string, name: string): Organization => ({
   id,

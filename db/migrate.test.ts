@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, userVersion, type Migration } from './migrate';
-import { openDatabase } from './open';
 
 const steps: Migration[] = [
   { version: 1, name: 'things', sql: 'CREATE TABLE things (id INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT;' },
@@ -77,8 +76,16 @@ describe('migrate', () => {
   it('lets two connections migrate one file at once without applying a step twice', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-migrate-test-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const a = openDatabase(join(dir, 'db.sqlite'));
-    const b = openDatabase(join(dir, 'db.sqlite'));
+    // db/ imports nothing of ours, so not the service's openDatabase: the same pragmas that matter here.
+    const onFile = () => {
+      const db = new Database(join(dir, 'db.sqlite'));
+      db.pragma('busy_timeout = 5000');
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      return db;
+    };
+    const a = onFile();
+    const b = onFile();
     cleanups.push(() => a.close(), () => b.close());
     migrate(a, steps);
     // b reads the version as it was before a migrated, as it would had a won the race after b's first look.

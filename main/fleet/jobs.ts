@@ -1,0 +1,94 @@
+/**
+ * The fleet tree's cache jobs (the kernel's: see tree.ts). A sync replaces an organization's tree in
+ * one transaction that stays open across jobs while its pages arrive; the worker defers other writes
+ * meanwhile (STREAM_JOBS, streaming) and reads trees on a connection of its own (READER_JOBS), which
+ * sees the last committed tree, never half of one.
+ */
+import type { FleetTree, Location } from '../../common/locations';
+import type { Part } from '../../common/machines';
+import type { IsoTime } from '../../common/schemas';
+import type { CacheDb } from '../cache/cache';
+import {
+  addFleetPage,
+  dropFleetsExcept,
+  endFleet,
+  fleetDigest,
+  putLocation,
+  putMachine,
+  putPartDetails,
+  readTree,
+  removeLocation,
+  removeMachine,
+  removeOrgFleet,
+  replaceFleet,
+  startFleet,
+  type CachedMachine,
+  type FleetSnapshot,
+  type FleetStream,
+} from './tree';
+
+/** The fleet replacement under way on a connection, if any (see the stream jobs below). */
+const streams = new WeakMap<CacheDb, FleetStream>();
+
+/** Whether a replacement streamed page by page is under way on `db` (the worker defers other writes meanwhile). */
+export function streaming(db: CacheDb): boolean {
+  return streams.has(db);
+}
+
+/** Jobs that make up a streamed replacement. */
+export const STREAM_JOBS: ReadonlySet<string> = new Set(['beginFleet', 'fleetPage', 'commitFleet', 'abortFleet']);
+
+/** Jobs that only read, on the worker's read-only connection. */
+export const READER_JOBS: ReadonlySet<string> = new Set(['readTree']);
+
+export const fleetJobs = {
+  /**
+   * Replace an organization's fleet page by page, as the pages arrive from the service, in one
+   * transaction: beginFleet, fleetPage…, then commitFleet (or abortFleet). A sync thus writes while it
+   * fetches, and a failure or a crash midway leaves the previous snapshot whole.
+   */
+  beginFleet: (db: CacheDb, orgId: string): void => {
+    if (streams.has(db)) throw new Error('a fleet replacement is already under way');
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      streams.set(db, startFleet(db, orgId));
+    } catch (e) {
+      db.exec('ROLLBACK');
+      throw e;
+    }
+  },
+  fleetPage: (db: CacheDb, orgId: string, page: Partial<FleetSnapshot>, at: IsoTime): void => {
+    const stream = streams.get(db);
+    if (stream?.orgId !== orgId) throw new Error(`no fleet replacement of ${orgId} is under way`);
+    addFleetPage(db, stream, page, at);
+  },
+  /** Answers whether the tree draws differently from the one it replaced (liveness aside). */
+  commitFleet: (db: CacheDb, orgId: string, at: IsoTime): boolean => {
+    const stream = streams.get(db);
+    if (stream?.orgId !== orgId) throw new Error(`no fleet replacement of ${orgId} is under way`);
+    endFleet(db, orgId, at);
+    const changed = fleetDigest(db, orgId) !== stream.before;
+    db.exec('COMMIT');
+    streams.delete(db);
+    return changed;
+  },
+  abortFleet: (db: CacheDb): void => {
+    streams.delete(db);
+    if (db.inTransaction) db.exec('ROLLBACK');
+  },
+  replaceFleet: (db: CacheDb, orgId: string, snapshot: FleetSnapshot, at: IsoTime): void => replaceFleet(db, orgId, snapshot, at),
+  readTree: (db: CacheDb, orgId: string): FleetTree => readTree(db, orgId),
+  dropFleetsExcept: (db: CacheDb, orgIds: readonly string[]): void => dropFleetsExcept(db, orgIds),
+  removeOrgFleet: (db: CacheDb, orgId: string): void => removeOrgFleet(db, orgId),
+  putLocation: (db: CacheDb, orgId: string | null, location: Location, at: IsoTime): string[] => putLocation(db, orgId, location, at),
+  removeLocation: (db: CacheDb, id: string): string[] => removeLocation(db, id),
+  putMachine: (db: CacheDb, machine: CachedMachine, details: readonly Part[], at: IsoTime): string[] => {
+    const trees = putMachine(db, machine, at);
+    for (const part of details) putPartDetails(db, part, at);
+    return trees;
+  },
+  removeMachine: (db: CacheDb, id: string): string[] => removeMachine(db, id),
+  putPartDetails: (db: CacheDb, parts: readonly Part[], at: IsoTime): void => {
+    for (const part of parts) putPartDetails(db, part, at);
+  },
+};
