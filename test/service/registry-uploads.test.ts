@@ -170,8 +170,9 @@ describe('any order of streams, cancels and resumes of one file', () => {
             await stream.done;
             const answer = stream.answer();
             if (answer && answer.error === null) told.push({ sha256: answer.sha256!, sizeBytes: answer.sizeBytes! });
-            // Anything else is one of the protocol's answers for a stream that lost, was cut off or was refused; never INTERNAL.
-            else expect([status.ALREADY_EXISTS, status.ABORTED, status.CANCELLED, status.FAILED_PRECONDITION, status.INVALID_ARGUMENT], t.logs.slice(-3).join("\n")).toContain(answer?.error?.code);
+            // Anything else is one of the protocol's answers for a stream that lost, was cut off or was refused (five streams of one
+            // key are over its bound of 4 when none of them replaces a receiving one: RESOURCE_EXHAUSTED); never INTERNAL.
+            else expect([status.ALREADY_EXISTS, status.ABORTED, status.CANCELLED, status.FAILED_PRECONDITION, status.INVALID_ARGUMENT, status.RESOURCE_EXHAUSTED], t.logs.slice(-3).join("\n")).toContain(answer?.error?.code);
           }),
         );
         const listed = await listedFile(moduleId, version, 'linux/amd64');
