@@ -4,7 +4,9 @@ import type { TrainingJob } from '../../../../common/training';
 import { deferred, fakeBridge, settle } from '../../lib/testing/fake-transport';
 import { endedJob, trainingDataset, trainingJob, trainingModel, trainingScript, trainingSummary } from '../../lib/testing/fixtures';
 import { Notices } from '../../lib/state/notices.svelte';
-import { endedMessage, jobDuration, jobKind, TrainingStore, type Notifier, type NotifyPermission } from './training.svelte';
+import { endedMessage, jobDuration, jobKind } from './labels';
+import { TrainingStore } from './store.svelte';
+import type { Notifier, NotifyPermission } from './notifier';
 
 /** A Notification API stand-in: what was shown, and a way to click it. */
 function fakeNotifier(initial: NotifyPermission = 'default') {

@@ -3,7 +3,9 @@ import type { UploadCandidate } from '../../../../common/registry';
 import { err, ok } from '../../../../common/result';
 import { deferred, fakeBridge, settle } from '../../lib/testing/fake-transport';
 import { registryItem, registryModule, registryVersion, upload } from '../../lib/testing/fixtures';
-import { draftErrors, PAGE_SIZE, RegistryStore, stageWithFetch, type StageFile, type UploadDraft } from './registry.svelte';
+import { draftErrors, stageWithFetch, type StageFile, type UploadDraft } from './staging';
+import { PAGE_SIZE } from './list.svelte';
+import { RegistryStore } from './store.svelte';
 
 const candidate = (source: UploadCandidate['source'], fileName: string, overrides: Partial<UploadCandidate> = {}): UploadCandidate => ({
   source,
