@@ -11,6 +11,11 @@
 // Inside the service, domains are leaves (docs/ARCHITECTURE.md): a domain folder imports only the
 // kernel, never another domain, and the kernel imports no domain; only the composition root
 // (server.ts and the set-up code beside it) knows every domain.
+//
+// The renderer is built the same way: renderer/src/features/<domain>/ imports lib/ (the kernel:
+// ui/, bridge/, fleet/, state/, testing/, the formatters) and no other feature, and lib/ imports no
+// feature. The composition root is the top of renderer/src (App.svelte with its page switch,
+// app.svelte.ts, main.ts): it puts every feature on the screen, so it may import them all.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
@@ -30,6 +35,12 @@ const serviceDomains = readdirSync(new URL('./service/', import.meta.url), { wit
   .filter((entry) => entry.isDirectory() && !SERVICE_KERNEL_FOLDERS.includes(entry.name))
   .map((entry) => entry.name)
   .sort();
+/** The renderer's feature folders, read from the disk so that a new one is a leaf from its first file. */
+const rendererFeatures = readdirSync(new URL('./renderer/src/features/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const RENDERER_LAYER = { node: false, forbid: ['main', 'service', 'preload', 'proto'], why: 'The renderer reaches main only through the bridge (common/).' };
 const SERVICE_LAYER = { forbid: ['main', 'renderer', 'preload', 'common'], why: 'The service stands alone: it knows the wire contract only.' };
 
 /**
@@ -112,7 +123,38 @@ export default tseslint.config(
   {
     files: ['renderer/**'],
     languageOptions: { globals: { ...globals.browser } },
-    rules: { 'no-restricted-imports': layer({ node: false, forbid: ['main', 'service', 'preload', 'proto'], why: 'The renderer reaches main only through the bridge (common/).' }) },
+    rules: { 'no-restricted-imports': layer(RENDERER_LAYER) },
+  },
+  // Renderer features are leaves: each imports lib/ and none of the others (`../registry/x` from a
+  // feature, `../../features/registry/x` through src/). Each block carries the renderer layer rule
+  // and its browser globals too: only the last matching block's rule applies.
+  ...rendererFeatures.map((feature) => {
+    const others = rendererFeatures.filter((other) => other !== feature);
+    const message = `renderer/src/features/${feature}/ is a feature: it imports lib/ (ui, bridge, fleet, state…), never another feature; what composes features belongs in the composition root (App.svelte).`;
+    return {
+      files: [`renderer/src/features/${feature}/**`],
+      languageOptions: { globals: { ...globals.browser } },
+      rules: {
+        'no-restricted-imports': layer({
+          ...RENDERER_LAYER,
+          also: others.length === 0 ? [] : [
+            { regex: `^(\\.\\./)+(${others.join('|')})(/|$)`, message },
+            { regex: `^(\\.\\./)+features/(${others.join('|')})(/|$)`, message },
+          ],
+        }),
+      },
+    };
+  }),
+  {
+    // The renderer's kernel: every feature may import it, so it imports none.
+    files: ['renderer/src/lib/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': layer({
+        ...RENDERER_LAYER,
+        also: [{ regex: '^(\\.\\./)+features(/|$)', message: 'renderer/src/lib/ is the kernel: it imports no feature; a feature hands it what it needs (props, callbacks).' }],
+      }),
+    },
   },
   {
     files: ['preload/**'],

@@ -2,7 +2,7 @@ import './zod-config';
 import { mount } from 'svelte';
 import './styles/global.css';
 import App from './App.svelte';
-import { resolveBridge } from './lib/bridge';
+import { resolveBridge } from './lib/bridge/bridge';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');

@@ -131,6 +131,47 @@ describe('layer rules', () => {
     expect(ids.filter((id) => id === 'no-restricted-imports')).toEqual([]);
   });
 
+  // Renderer features are leaves on lib/; lib/ imports no feature; the composition root (the top of
+  // renderer/src: App.svelte, app.svelte.ts) imports them all.
+  it.each([
+    ['renderer/src/features/training/x.ts', "import { RegistryStore } from '../registry/store.svelte';"],
+    ['renderer/src/features/orgs/x.svelte', "<script lang=\"ts\">\n  import FleetTree from '../fleet/FleetTree.svelte';\n  console.log(FleetTree);\n</script>"],
+    ['renderer/src/features/logs/deep/x.ts', "import { FleetSidebar } from '../../fleet/FleetSidebar.svelte';"],
+    ['renderer/src/features/registry/x.ts', "import { TrainingStore } from '../../features/training/store.svelte';"],
+    ['renderer/src/lib/ui/x.ts', "import { TrainingStore } from '../../features/training/store.svelte';"],
+    ['renderer/src/lib/x.ts', "import { LogsStore } from '../features/logs/logs.svelte';"],
+    // The blocks that carry the feature and kernel rules keep the renderer's layer rule too.
+    ['renderer/src/features/logs/x.ts', "import { LogTails } from '../../../../main/logs/tails';"],
+    ['renderer/src/features/registry/x.ts', "import { readFileSync } from 'node:fs';"],
+    ['renderer/src/features/profiles/x.ts', "import { ipcRenderer } from 'electron';"],
+    ['renderer/src/lib/state/x.ts', "import { readFileSync } from 'node:fs';"],
+    ['renderer/src/lib/ui/x.ts', "import type { Organization } from '../../../../proto/gen/fleet/app/v1/orgs';"],
+  ])('renderer inside: %s: %s is refused', async (file, code) => {
+    expect(await ruleIds(file, code)).toContain('no-restricted-imports');
+  });
+
+  it.each([
+    ['renderer/src/features/training/x.ts', "import { formatDuration } from '../../lib/format';"],
+    ['renderer/src/features/training/x.ts', "import { jobLabel } from './labels';"],
+    ['renderer/src/features/orgs/x.ts', "import { FleetStore } from '../../lib/fleet/fleet.svelte';"],
+    ['renderer/src/features/fleet/x.ts', "import { Latest } from '../../lib/state/latest';"],
+    ['renderer/src/features/logs/x.ts', "import type { LogLine } from '../../../../common/logs';"],
+    ['renderer/src/lib/ui/x.ts', "import Icon from './Icon.svelte';"],
+    ['renderer/src/lib/fleet/x.ts', "import { Notices } from '../state/notices.svelte';"],
+    ['renderer/src/App.svelte', "<script lang=\"ts\">\n  import TrainingPane from './features/training/TrainingPane.svelte';\n  console.log(TrainingPane);\n</script>"],
+    ['renderer/src/app.svelte.ts', "import { LogsStore } from './features/logs/logs.svelte';"],
+  ])('renderer inside: %s: %s is allowed', async (file, code) => {
+    const ids = await ruleIds(file, code);
+    expect(ids.filter((id) => id === 'no-restricted-imports')).toEqual([]);
+  });
+
+  // Every feature folder is a leaf from its first file (the list is read from the disk).
+  const rendererFeatures = readdirSync(join(repoRoot, 'renderer/src/features'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  it.each(rendererFeatures)('renderer/src/features/%s/ may not import another feature', async (feature) => {
+    const other = feature === 'orgs' ? 'logs' : 'orgs';
+    expect(await ruleIds(`renderer/src/features/${feature}/x.ts`, `import { x } from '../${other}/x';`)).toContain('no-restricted-imports');
+  });
+
   // A new folder in main/ that is neither a domain nor kernel in eslint.config.js would escape both rules.
   const mainFolders = readdirSync(join(repoRoot, 'main'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
   it.each(mainFolders)('main/%s/ is a domain or kernel: it may not import a domain', async (folder) => {

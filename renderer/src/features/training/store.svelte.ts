@@ -1,0 +1,260 @@
+/**
+ * ML training in the renderer: an organization's training page (its jobs, filtered by status, with
+ * the selection to delete), the open job, the pending/running summary (the badge), the submit form,
+ * and what happens when a watched job ends (an in-app notice, and in browser mode a desktop
+ * notification the page shows itself; Electron's main shows a native one).
+ *
+ * Main pushes `training.changed` (naming organizations) while jobs move: the open page and the open
+ * job are read again only when their organization is named. Every call's failure is kept to show,
+ * never thrown.
+ */
+import type { FleetBridge } from '../../../../common/bridge';
+import type { BridgeError, Result } from '../../../../common/result';
+import type { TrainingChanged, TrainingEnded, TrainingJob, TrainingSummary } from '../../../../common/training';
+import type { Notices } from '../../lib/state/notices.svelte';
+import { Synced } from '../../lib/state/synced.svelte';
+import { type DeleteFailure, TrainingJobView, TrainingList } from './jobs.svelte';
+import { endedMessage, jobLabel } from './labels';
+import type { Notifier, NotifyPermission } from './notifier';
+import { TrainingSubmitForm } from './submit-form.svelte';
+
+/** Which training page is open. */
+export interface TrainingPage {
+  readonly orgId: string;
+  /** The open job; null: the list. */
+  readonly jobId: string | null;
+}
+
+export interface TrainingOptions {
+  /** Where ended jobs are told in the app (always). */
+  notices?: Notices;
+  /** Desktop notifications the page shows (browser mode); null where the host shows them (Electron). */
+  notifier?: Notifier | null;
+}
+
+/** Training as the app shows it: one per app, like the registry. */
+export class TrainingStore {
+  readonly #bridge: FleetBridge;
+  readonly #notices: Notices | null;
+  readonly #notifier: Notifier | null;
+  readonly #summary: Synced<TrainingSummary>;
+  /** The open organization's page; null: training is closed. */
+  list = $state.raw<TrainingList | null>(null);
+  /** The open job, over its organization's page. */
+  job = $state.raw<TrainingJobView | null>(null);
+  /** "Train a model", while open. */
+  form = $state.raw<TrainingSubmitForm | null>(null);
+  notifyPermission = $state<NotifyPermission>('unsupported');
+  #openListeners: (() => void)[] = [];
+
+  constructor(bridge: FleetBridge, options: TrainingOptions = {}) {
+    this.#bridge = bridge;
+    this.#notices = options.notices ?? null;
+    this.#notifier = options.notifier ?? null;
+    this.notifyPermission = this.#notifier?.permission() ?? 'unsupported';
+    this.#summary = new Synced(
+      () => bridge.invoke('training.summary', {}),
+      (apply) => bridge.on('training.changed', (changed) => apply(changed.summary)),
+    );
+  }
+
+  get bridge(): FleetBridge {
+    return this.#bridge;
+  }
+
+  get page(): TrainingPage | null {
+    const list = this.list;
+    return list ? { orgId: list.orgId, jobId: this.job?.jobId ?? null } : null;
+  }
+
+  get summary(): TrainingSummary | null {
+    return this.#summary.value;
+  }
+
+  get summaryError(): BridgeError | null {
+    return this.#summary.error;
+  }
+
+  /** Jobs running now, in all organizations (the badge). */
+  get running(): number {
+    return this.#summary.value?.running ?? 0;
+  }
+
+  runningIn(orgId: string): number {
+    return this.#summary.value?.byOrg[orgId]?.running ?? 0;
+  }
+
+  /** Whether desktop notifications can be offered (browser mode with the API). */
+  get canNotify(): boolean {
+    return this.#notifier !== null && this.notifyPermission !== 'unsupported';
+  }
+
+  /** Follow the summary, the changes of the open page and job, ended jobs and notification clicks. */
+  follow(): () => void {
+    const stops = [
+      this.#summary.follow(),
+      this.#bridge.on('training.changed', (changed) => this.#changed(changed)),
+      this.#bridge.on('training.ended', (ended) => this.#ended(ended)),
+      this.#bridge.on('training.open', (open) => this.openJob(open.orgId, open.jobId)),
+    ];
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }
+
+  /** Told whenever a training page opens (by the user, an event, a notification): the app closes what it shows instead. */
+  onOpen(listener: () => void): () => void {
+    this.#openListeners.push(listener);
+    return () => {
+      this.#openListeners = this.#openListeners.filter((l) => l !== listener);
+    };
+  }
+
+  #opened(): void {
+    for (const listener of this.#openListeners) listener();
+  }
+
+  #changed(changed: TrainingChanged): void {
+    const list = this.list;
+    if (list && changed.orgIds.includes(list.orgId)) list.refresh();
+    const job = this.job;
+    if (job && changed.orgIds.includes(job.orgId)) void job.load();
+  }
+
+  #ended({ job, notified }: TrainingEnded): void {
+    this.#put(job);
+    const { title, body } = endedMessage(job);
+    this.#notices?.push(job.status === 'succeeded' ? 'success' : job.status === 'failed' ? 'error' : 'info', body ? `${title} — ${body}` : title);
+    if (notified || !this.#notifier) return;
+    this.notifyPermission = this.#notifier.permission();
+    if (this.notifyPermission !== 'granted') return;
+    this.#notifier.show({ title, body, tag: `training-${job.id}` }, () => this.openJob(job.orgId, job.id));
+  }
+
+  /** Ask for notification permission, once it is still undecided: call from a user gesture only. */
+  askNotifyPermission(): void {
+    const notifier = this.#notifier;
+    if (!notifier || notifier.permission() !== 'default') return;
+    void notifier.request().then((permission) => {
+      this.notifyPermission = permission;
+    });
+  }
+
+  /** An organization's training page (its list); the filter stays when it is the same organization. */
+  open(orgId: string): TrainingList {
+    let list = this.list;
+    if (!list || list.orgId !== orgId) {
+      list = new TrainingList(this.#bridge, orgId);
+      this.list = list;
+      void list.load();
+    } else void list.load();
+    this.job = null;
+    this.#opened();
+    return list;
+  }
+
+  /** A job's page, over its organization's list. */
+  openJob(orgId: string, jobId: string): TrainingJobView {
+    if (!this.list || this.list.orgId !== orgId) {
+      const list = new TrainingList(this.#bridge, orgId);
+      this.list = list;
+      void list.load();
+    }
+    const view = new TrainingJobView(this.#bridge, orgId, jobId, this.list?.jobs.find((j) => j.id === jobId) ?? null);
+    this.job = view;
+    void view.load();
+    this.#opened();
+    return view;
+  }
+
+  /** From a job back to its organization's list. */
+  backToList(): void {
+    this.job = null;
+    this.list?.refresh();
+  }
+
+  close(): void {
+    this.list = null;
+    this.job = null;
+    this.form = null;
+  }
+
+  /** Another profile is active: close, and read the summary again. */
+  reset(): void {
+    this.close();
+    void this.#summary.load();
+  }
+
+  /** After the backend link came back (events may have been missed): read what is shown again. */
+  async reload(): Promise<void> {
+    const list = this.list;
+    list?.refresh();
+    const job = this.job;
+    await Promise.all([this.#summary.load(), job?.load()]);
+  }
+
+  /** Open "Train a model" for the open organization (or `orgId`). */
+  startSubmit(orgId = this.list?.orgId): TrainingSubmitForm | null {
+    if (!orgId) return null;
+    const form = new TrainingSubmitForm(this.#bridge, orgId);
+    this.form = form;
+    void form.load();
+    return form;
+  }
+
+  closeSubmit(): void {
+    this.form = null;
+  }
+
+  /** Submit the form; a job submitted is opened (and this app watches it: permission to notify is asked here). The dialog closes itself (`closeSubmit`). */
+  async submit(form: TrainingSubmitForm): Promise<Result<TrainingJob> | null> {
+    const result = await form.submit(() => this.askNotifyPermission());
+    if (result?.ok) {
+      if (this.list?.orgId === form.orgId) this.list.refresh();
+      this.openJob(result.value.orgId || form.orgId, result.value.id);
+      this.job?.put(result.value);
+    }
+    return result;
+  }
+
+  /** Ask a pending or running job to stop. */
+  async cancel(jobId: string): Promise<Result<TrainingJob>> {
+    const result = await this.#bridge.invoke('training.cancel', { jobId });
+    if (result.ok) this.#put(result.value);
+    return result;
+  }
+
+  /**
+   * Delete finished jobs, each on its own: those deleted leave the list (and their page closes),
+   * those refused are kept with why (`list.deleteFailures`). Fails as a whole only if the call did.
+   */
+  async delete(jobIds: readonly string[]): Promise<Result<{ readonly deleted: readonly string[]; readonly failed: readonly DeleteFailure[] }>> {
+    const list = this.list;
+    const label = (id: string) => {
+      const job = list?.jobs.find((j) => j.id === id) ?? (this.job?.jobId === id ? this.job.job : null);
+      return job ? jobLabel(job) : id;
+    };
+    const result = await this.#bridge.invoke('training.delete', { jobIds: [...jobIds] });
+    if (!result.ok) return result;
+    const failed = result.value.failed.map((f) => ({ jobId: f.jobId, label: label(f.jobId), message: f.error.message }));
+    if (list) {
+      list.drop(result.value.deleted);
+      list.deleteFailures = failed;
+    }
+    if (this.job && result.value.deleted.includes(this.job.jobId)) this.job = null;
+    return { ok: true, value: { deleted: result.value.deleted, failed } };
+  }
+
+  /** Be notified when the job ends, or stop; watching asks for notification permission (a user gesture). */
+  async watch(jobId: string, watch: boolean): Promise<Result<TrainingJob>> {
+    if (watch) this.askNotifyPermission();
+    const result = await this.#bridge.invoke('training.watch', { jobId, watch });
+    if (result.ok) this.#put(result.value);
+    return result;
+  }
+
+  #put(job: TrainingJob): void {
+    this.list?.put(job);
+    this.job?.put(job);
+  }
+}

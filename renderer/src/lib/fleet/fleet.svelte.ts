@@ -1,0 +1,247 @@
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
+import type { FleetBridge } from '../../../../common/bridge';
+import type { LivenessUpdate, TreePart } from '../../../../common/machines';
+import { ancestorKeys, byName, indexTree, matchOf, nodeKey, parseKey, searchFlat, type FleetRow, type NodeRef, type TreeIndex } from './fleet-index';
+import { browseOrg, FleetRows, searchOrg, type OrgRows } from './fleet-rows';
+
+export { ancestorKeys, indexTree, locationPath, nodeKey, parseKey, type FleetRow, type NodeKind, type NodeRef, type TreeIndex } from './fleet-index';
+import type { Organization } from '../../../../common/orgs';
+import type { BridgeError } from '../../../../common/result';
+import type { IsoTime } from '../../../../common/schemas';
+
+/** How long after the last change the expanded set is saved. */
+const SAVE_DELAY_MS = 500;
+
+/**
+ * The fleet tree of the active profile: every organization's cached fleet (locations nested,
+ * machines, parts), what is expanded (remembered per profile), the selection, a search that reveals
+ * matches in context, and the liveness of parts as main reports it.
+ */
+export class FleetStore {
+  readonly #bridge: FleetBridge;
+  readonly #getOrgs: () => readonly Organization[];
+  readonly #trees = new SvelteMap<string, TreeIndex>();
+  readonly #loading = new SvelteSet<string>();
+  #treeErrors = new SvelteMap<string, BridgeError>();
+  readonly expanded = new SvelteSet<string>();
+  /** Fresher liveness than the trees hold, by part id (machines.liveness). */
+  readonly liveness = new SvelteMap<string, { lastAccess: IsoTime | null; markedForRestart: boolean }>();
+  #selectedKey = $state<string | null>(null);
+  #query = $state('');
+  #saveTimer: ReturnType<typeof setTimeout> | undefined;
+  #restored = false;
+  /** How many tree loads have begun (to tell a load that saw a write from one that began before it). */
+  #loadsStarted = 0;
+  /** A node to bring into view once a tree that holds it arrives. */
+  #pendingReveal: { ref: NodeRef; afterLoad: number } | null = null;
+
+  constructor(bridge: FleetBridge, orgs: () => readonly Organization[]) {
+    this.#bridge = bridge;
+    this.#getOrgs = orgs;
+  }
+
+  get orgs(): readonly Organization[] {
+    return this.#getOrgs();
+  }
+  get query(): string {
+    return this.#query;
+  }
+  set query(value: string) {
+    this.#query = value;
+  }
+  get selectedKey(): string | null {
+    return this.#selectedKey;
+  }
+  get selected(): NodeRef | null {
+    return this.#selectedKey === null ? null : parseKey(this.#selectedKey);
+  }
+  tree(orgId: string): TreeIndex | undefined {
+    return this.#trees.get(orgId);
+  }
+  treeLoading(orgId: string): boolean {
+    return this.#loading.has(orgId);
+  }
+  treeError(orgId: string): BridgeError | undefined {
+    return this.#treeErrors.get(orgId);
+  }
+  /** Every loaded tree. */
+  get trees(): readonly TreeIndex[] {
+    return [...this.#trees.values()];
+  }
+
+  /** Load every organization's tree and follow main's changes. Returns the function that stops. */
+  follow(): () => void {
+    const stops = [
+      this.#bridge.on('fleet.changed', ({ orgIds, all }) => {
+        const ids = all ? this.orgs.map((o) => o.id) : orgIds;
+        for (const id of ids) void this.loadTree(id);
+        if (all) {
+          // Another profile: its own remembered state.
+          this.liveness.clear();
+          this.#restored = false;
+          void this.restore();
+        }
+      }),
+      this.#bridge.on('machines.liveness', (update) => this.applyLiveness(update)),
+    ];
+    void this.restore();
+    return () => {
+      for (const stop of stops) stop();
+      clearTimeout(this.#saveTimer);
+    };
+  }
+
+  /** Load the trees of organizations that have none yet (the list changed). */
+  ensureTrees(): void {
+    for (const org of this.orgs) if (!this.#trees.has(org.id) && !this.#loading.has(org.id)) void this.loadTree(org.id);
+    for (const id of [...this.#trees.keys()]) if (!this.orgs.some((o) => o.id === id)) this.#trees.delete(id);
+  }
+
+  async loadTree(orgId: string): Promise<void> {
+    this.#loading.add(orgId);
+    const load = ++this.#loadsStarted;
+    try {
+      const result = await this.#bridge.invoke('locations.tree', { orgId });
+      if (result.ok) {
+        this.#trees.set(orgId, indexTree(result.value));
+        this.#treeErrors.delete(orgId);
+        // A node created or moved just now: main may announce the change before or after the write's
+        // answer reaches us, so every load expands its ancestors, and one begun after the reveal,
+        // which surely holds the write, ends the wait.
+        const pending = this.#pendingReveal;
+        if (pending && pending.ref.orgId === orgId) {
+          this.#expandAncestors(pending.ref);
+          if (load > pending.afterLoad) this.#pendingReveal = null;
+        }
+      } else this.#treeErrors.set(orgId, result.error);
+    } finally {
+      this.#loading.delete(orgId);
+    }
+  }
+
+  applyLiveness(update: LivenessUpdate): void {
+    for (const [partId, value] of Object.entries(update.parts)) this.liveness.set(partId, value);
+  }
+
+  /** A part's freshest last access and restart flag. */
+  partState(part: TreePart): { lastAccess: IsoTime | null; markedForRestart: boolean } {
+    return this.liveness.get(part.id) ?? part;
+  }
+
+  /** Bring back what was expanded and selected in this profile last time. */
+  async restore(): Promise<void> {
+    if (this.#restored) return;
+    this.#restored = true;
+    const [expanded, selected] = await Promise.all([this.#bridge.invoke('ui.get', { key: 'tree.expanded' }), this.#bridge.invoke('ui.get', { key: 'tree.selected' })]);
+    this.expanded.clear();
+    if (expanded.ok && Array.isArray(expanded.value.value)) for (const key of expanded.value.value) if (typeof key === 'string') this.expanded.add(key);
+    if (selected.ok && typeof selected.value.value === 'string' && parseKey(selected.value.value)) this.#selectedKey = selected.value.value;
+  }
+
+  #save(): void {
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(() => {
+      void this.#bridge.invoke('ui.set', { key: 'tree.expanded', value: [...this.expanded] });
+    }, SAVE_DELAY_MS);
+  }
+
+  setExpanded(key: string, open: boolean): void {
+    if (open === this.expanded.has(key)) return;
+    if (open) this.expanded.add(key);
+    else this.expanded.delete(key);
+    this.#save();
+  }
+
+  select(key: string | null): void {
+    if (this.#pendingReveal && nodeKey(this.#pendingReveal.ref) !== key) this.#pendingReveal = null;
+    this.#selectedKey = key;
+    void this.#bridge.invoke('ui.set', { key: 'tree.selected', value: key });
+  }
+
+  /** Select a node and open every ancestor so its row is in view. */
+  reveal(ref: NodeRef): void {
+    // After a write the loaded tree may not hold the node (or its new place) yet: expand again once
+    // the next load of its organization lands.
+    this.#pendingReveal = { ref, afterLoad: this.#loadsStarted };
+    this.#expandAncestors(ref);
+    this.select(nodeKey(ref));
+  }
+
+  #expandAncestors(ref: NodeRef): void {
+    const index = this.#trees.get(ref.orgId);
+    if (index) for (const key of ancestorKeys(index, ref)) this.setExpanded(key, true);
+  }
+
+  /** Label of a node, for headings and the palette. */
+  label(ref: NodeRef): string {
+    const index = this.#trees.get(ref.orgId);
+    switch (ref.kind) {
+      case 'org':
+        return this.orgs.find((o) => o.id === ref.id)?.name ?? ref.id;
+      case 'location':
+        return index?.locations.get(ref.id)?.name ?? ref.id;
+      case 'machine':
+        return index?.machines.get(ref.id)?.name ?? ref.id;
+      case 'part':
+        return index?.partMachine.get(ref.id)?.parts.find((p) => p.id === ref.id)?.name ?? ref.id;
+    }
+  }
+
+  /** The visible rows: everything under expanded nodes, or, while searching, the matches in context. */
+  rows = $derived.by((): FleetRows => {
+    const query = this.#query.trim().toLocaleLowerCase();
+    // One read of the reactive set, then plain lookups: tens of thousands of nodes ask it.
+    const expanded = new Set(this.expanded); // eslint-disable-line svelte/prefer-svelte-reactivity -- a snapshot read within this computation, never state
+    return new FleetRows(query === '' ? this.#browseRows(expanded) : this.#searchRows(expanded, query));
+  });
+
+  #browseRows(expanded: ReadonlySet<string>): OrgRows[] {
+    const orgs = [...this.orgs].sort(byName);
+    return orgs.map((org, i) => {
+      const ref: NodeRef = { kind: 'org', orgId: org.id, id: org.id };
+      const key = nodeKey(ref);
+      const index = this.#trees.get(org.id);
+      const row: FleetRow = { key, ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: expanded.has(key), posinset: i + 1, setsize: orgs.length, count: index?.tree.machines.length };
+      return browseOrg(row, index, expanded);
+    });
+  }
+
+  /** Per organization, the last search's matches: a query typed on from it only looks among them. */
+  readonly #lastSearch = new Map<string, { index: TreeIndex; query: string; matches: number[] }>(); // eslint-disable-line svelte/prefer-svelte-reactivity -- a memo of the rows computation, never read as state
+
+  #searchRows(expanded: ReadonlySet<string>, query: string): OrgRows[] {
+    const orgs = [...this.orgs].sort(byName);
+    const shown: { org: Organization; index?: TreeIndex; marks?: Uint8Array }[] = [];
+    let matches = 0;
+    for (const org of orgs) {
+      const index = this.#trees.get(org.id);
+      let marks: Uint8Array | undefined;
+      if (index) {
+        const last = this.#lastSearch.get(org.id);
+        const within = last && last.index === index && query.includes(last.query) ? last.matches : undefined;
+        const found = searchFlat(index, query, within);
+        this.#lastSearch.set(org.id, { index, query, matches: found.matches });
+        matches += found.matches.length;
+        if (found.matches.length > 0) marks = found.shown;
+      }
+      const named = org.name.toLocaleLowerCase().includes(query);
+      if (named) matches += 1;
+      if (marks || named) shown.push({ org, index, marks });
+    }
+    this.#matches = matches;
+    return shown.map(({ org, index, marks }, i) => {
+      const ref: NodeRef = { kind: 'org', orgId: org.id, id: org.id };
+      const row: FleetRow = { key: nodeKey(ref), ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: true, posinset: i + 1, setsize: shown.length, count: index?.tree.machines.length, match: matchOf(org.name, query) };
+      return index && marks ? searchOrg(row, index, marks, expanded, query) : browseOrg({ ...row, expanded: false }, undefined, expanded);
+    });
+  }
+
+  /** How many nodes match the query (for the search box's status). */
+  matchCount = $derived.by(() => {
+    if (this.#query.trim() === '') return 0;
+    void this.rows; // counted while the rows were drawn
+    return this.#matches;
+  });
+  /** Nodes matching the current query, counted by the last computation of `rows` (not state: derived from it). */
+  #matches = 0;
+}
