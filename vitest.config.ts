@@ -1,14 +1,40 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+// Unit tests beside their code, cross-process tests in test/. Playwright specs (*.spec.ts) are not vitest's.
+const unitFiles = ['{main,preload,common,service,renderer,db}/**/*.test.ts'];
+// Unit files that replace modules, globals or the environment (vi.mock, vi.stubGlobal, process.env writes):
+// they keep a process of their own, as every cross-process test does.
+const ownProcess = [
+  'main/cache/cache-race.test.ts',
+  'main/fs/atomic.test.ts',
+  'main/shell/*.test.ts',
+  'preload/index.test.ts',
+  'renderer/src/lib/state/registry.test.ts',
+];
+const exclude = ['test/e2e/**', 'node_modules/**', 'out/**'];
 
 export default defineConfig({
   plugins: [svelte()],
   test: {
-    // Unit tests beside their code, cross-process tests in test/. Playwright specs (*.spec.ts) are not vitest's.
-    include: ['{main,preload,common,service,renderer,db}/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**', 'out/**'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one file at a time on 2 cores, though most
+    // cross-process files wait (on child processes, sockets, timers) more than they compute. Two at a
+    // time; more (3–4 on 2 cores) made the timing-bound service tests time out under load.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    projects: [
+      {
+        extends: true,
+        // Pure units share their worker processes: no fresh module graph per file.
+        test: { name: 'unit', include: unitFiles, exclude: [...exclude, ...ownProcess], isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts', ...ownProcess], exclude },
+      },
+    ],
   },
 });

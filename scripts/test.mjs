@@ -6,7 +6,8 @@
 //
 // Keychain tests need a real Secret Service: when this machine has dbus-run-session and
 // gnome-keyring-daemon and we are not inside such a session yet, the run re-executes itself inside one.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,36 +35,88 @@ const reports = join(root, '.cache', 'test-reports');
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
+const started = Date.now();
 const rows = [];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const timings = [];
+
 function run(command, args, env = {}) {
   console.log(`\n$ ${[command, ...args].join(' ')}`);
-  return spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
-}
-
-function gate(name, ...steps) {
-  const ok = steps.every(([command, args]) => run(command, args));
-  rows.push([name, ok ? '1 passed' : '1 failed']);
-  if (ok) passed += 1;
-  else failed += 1;
+  const start = Date.now();
+  const ok = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
+  console.log(`(${seconds(Date.now() - start)})`);
   return ok;
 }
 
-gate('proto up to date', [process.execPath, [join(root, 'scripts', 'gen-proto.mjs'), '--check']]);
-gate('lint', [bin('eslint'), ['--max-warnings', '0', '.']]);
-gate(
-  'typecheck',
-  ...['main', 'preload', 'service', 'tools'].map((p) => [bin('tsc'), ['-p', `tsconfig.${p}.json`]]),
-  [bin('svelte-check'), ['--tsconfig', './tsconfig.web.json', '--fail-on-warnings', '--output', 'human']],
-);
-const built = gate('build', [bin('electron-vite'), ['build']]);
+/** One command with its output kept aside, so that commands running side by side print whole. */
+function runBuffered(command, args) {
+  const start = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    const done = (ok, extra = '') => {
+      const output = Buffer.concat(chunks).toString() + extra;
+      console.log(`\n$ ${[command, ...args].join(' ')}\n${output.replace(/\n?$/, '\n')}(${seconds(Date.now() - start)})`);
+      resolve(ok);
+    };
+    child.once('error', (e) => done(false, `\n${e.message}`));
+    child.once('close', (code) => done(code === 0));
+  });
+}
+
+/**
+ * The gates: each is one check however many commands it takes, and none depends on another, so
+ * their commands run side by side, as many at a time as the machine has cores (the slowest first).
+ */
+async function gates(list) {
+  const start = Date.now();
+  const jobs = list.flatMap(({ name, steps }) => steps.map(([command, args, weight]) => ({ name, command, args, weight })));
+  jobs.sort((a, b) => b.weight - a.weight);
+  const results = new Map(list.map(({ name }) => [name, true]));
+  const queue = [...jobs];
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      if (!(await runBuffered(job.command, job.args))) results.set(job.name, false);
+    }
+  };
+  const width = Math.max(1, Math.min(jobs.length, Number(process.env.FLEET_DESK_TEST_JOBS) || availableParallelism()));
+  await Promise.all(Array.from({ length: width }, worker));
+  timings.push([`gates (${width} at a time)`, Date.now() - start]);
+  for (const { name } of list) {
+    const ok = results.get(name);
+    rows.push([name, ok ? '1 passed' : '1 failed']);
+    if (ok) passed += 1;
+    else failed += 1;
+  }
+  return results;
+}
+
+// Weights: about the seconds each took alone on 2 cores, so that the slowest start first.
+const gateResults = await gates([
+  { name: 'proto up to date', steps: [[process.execPath, [join(root, 'scripts', 'gen-proto.mjs'), '--check'], 1]] },
+  { name: 'lint', steps: [[bin('eslint'), ['--max-warnings', '0', '.'], 16]] },
+  {
+    name: 'typecheck',
+    steps: [
+      ...['main', 'preload', 'service', 'tools'].map((p) => [bin('tsc'), ['-p', `tsconfig.${p}.json`], { main: 8, preload: 3, service: 7, tools: 17 }[p]]),
+      [bin('svelte-check'), ['--tsconfig', './tsconfig.web.json', '--fail-on-warnings', '--output', 'human'], 15],
+    ],
+  },
+  { name: 'build', steps: [[bin('electron-vite'), ['build'], 4]] },
+]);
+const built = gateResults.get('build');
 
 // Unit and integration tests.
 const vitestReport = join(reports, 'vitest.json');
+const vitestStart = Date.now();
 run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
+timings.push(['unit + integration (vitest)', Date.now() - vitestStart]);
 if (existsSync(vitestReport)) {
   const r = JSON.parse(readFileSync(vitestReport, 'utf8'));
   // A suite that fails to load counts as a failure even though it ran no test.
@@ -85,8 +138,10 @@ if (built) {
   const display = !process.env.DISPLAY && electron && which('xvfb-run');
   const args = ['test', '--reporter=list,json'];
   const env = { PLAYWRIGHT_JSON_OUTPUT_NAME: e2eReport };
+  const e2eStart = Date.now();
   if (display) run('xvfb-run', ['-a', bin('playwright'), ...args], env);
   else run(bin('playwright'), args, env);
+  timings.push(['end to end (playwright)', Date.now() - e2eStart]);
   if (existsSync(e2eReport)) {
     const { stats } = JSON.parse(readFileSync(e2eReport, 'utf8'));
     const s = { passed: stats.expected + stats.flaky, failed: stats.unexpected, skipped: stats.skipped };
@@ -102,6 +157,10 @@ if (built) {
   rows.push(['end to end (playwright)', 'not run: the build failed (1 failed)']);
   failed += 1;
 }
+
+console.log('\nTime');
+for (const [name, ms] of timings) console.log(`  ${name.padEnd(30)} ${seconds(ms)}`);
+console.log(`  ${'total'.padEnd(30)} ${seconds(Date.now() - started)}`);
 
 console.log('\nSummary');
 for (const [name, result] of rows) console.log(`  ${name.padEnd(30)} ${result}`);

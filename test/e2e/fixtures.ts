@@ -1,12 +1,14 @@
 /**
  * The app under test, however it is hosted. Each test gets a fresh user-data dir (so a first launch
  * is a real first launch: the embedded service starts with its demo fleet) and a `page` showing the app.
- * - browser: `node out/main/web.js --user-data-dir DIR` and Debian Chromium opening the printed URL;
+ * - browser: `node out/main/web.js --user-data-dir DIR` and Debian Chromium opening the printed URL
+ *   (one Chromium per worker; each test gets a browser context of its own: no cookie, storage or
+ *   cache of one test is seen by the next);
  * - electron: `_electron.launch` of the built app with the same user-data dir.
  * Nothing of ours is mocked: the real backend, service, SQLite files and keychain run underneath.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, chromium, _electron, expect, type Locator, type Page } from '@playwright/test';
+import { test as base, _electron, expect, type Browser, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,10 +67,28 @@ export function startWeb(userDataDir: string, env: Record<string, string> = {}):
   });
 }
 
-export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string> }>({
+export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string> }, { sharedChromium: () => Promise<Browser> }>({
+  /**
+   * The worker's Chromium, launched on first use (browser project only) and relaunched if it went
+   * away; closed when the worker ends. Tests never share a context or a page, only the process.
+   */
+  sharedChromium: [
+    async ({ playwright }, use) => {
+      const held: { browser: Promise<Browser> | null } = { browser: null };
+      const launched = async () => (held.browser ? await held.browser.catch(() => null) : null);
+      await use(async () => {
+        if (!(await launched())?.isConnected()) {
+          held.browser = playwright.chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs });
+        }
+        return held.browser!;
+      });
+      await (await launched())?.close();
+    },
+    { scope: 'worker' },
+  ],
   /** Extra environment for the app process (`test.use({ appEnv: … })`), e.g. no session bus. */
   appEnv: [{}, { option: true }],
-  app: async ({ appEnv }, use, testInfo) => {
+  app: async ({ appEnv, sharedChromium }, use, testInfo) => {
     const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-desk-e2e-'));
     try {
       if (testInfo.project.metadata.host === 'electron') {
@@ -94,9 +114,9 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         return;
       }
       const web = await startWeb(userDataDir, appEnv);
-      const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs });
+      const browser = await sharedChromium();
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       try {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
         const page = await context.newPage();
         const errors: string[] = [];
         const frames: string[] = [];
@@ -112,7 +132,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         await use({ page, userDataDir, logs: web.logs, bridgeTraffic: () => frames, launchUrl: web.url });
         if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
       } finally {
-        await browser.close();
+        await context.close();
         if (web.child.exitCode === null && web.child.signalCode === null) {
           const exited = new Promise((resolve) => web.child.once('exit', resolve));
           web.child.kill('SIGTERM');
