@@ -9,31 +9,31 @@ import type { FleetBridge } from '../../../../common/bridge';
 import type { Location } from '../../../../common/locations';
 import type { Machine, Part, PartDetails } from '../../../../common/machines';
 import type { OrganizationIdentity } from '../../../../common/orgs';
+import type { Result } from '../../../../common/result';
 import { Latest } from '../../lib/state/latest';
 
-/** A location's details and, once asked for, who has access to it. */
-export class LocationView {
-  readonly #bridge: FleetBridge;
+/**
+ * One entity's details, read by id. A read for another id than the last drops what was read of the
+ * previous one (`switched`), so a pane never shows one entity's answer under another's name.
+ */
+class DetailsRead<T> {
+  readonly #fetch: (id: string) => Promise<Result<T>>;
   readonly #latest = new Latest();
-  readonly #accessLatest = new Latest();
   #id: string | null = null;
-  /** The service's answer; null until one came (the pane shows the cached location). */
-  details = $state.raw<Location | null>(null);
+  /** The service's answer; null until one came (the pane shows the cached entity). */
+  details = $state.raw<T | null>(null);
   error = $state<string | null>(null);
   loading = $state(false);
-  /** The organizations with access; null until asked for ("Show who has access"). */
-  access = $state.raw<readonly OrganizationIdentity[] | null>(null);
-  accessError = $state<string | null>(null);
 
-  constructor(bridge: FleetBridge) {
-    this.#bridge = bridge;
+  constructor(fetch: (id: string) => Promise<Result<T>>) {
+    this.#fetch = fetch;
   }
 
-  async load(locationId: string): Promise<void> {
-    this.#show(locationId);
+  async load(id: string): Promise<void> {
+    this.show(id);
     const read = this.#latest.read();
     this.loading = true;
-    const result = await this.#bridge.invoke('locations.get', { locationId });
+    const result = await this.#fetch(id);
     if (read.newest) this.loading = false;
     if (!read.current) return;
     if (result.ok) {
@@ -42,8 +42,32 @@ export class LocationView {
     } else this.error = result.error.message;
   }
 
+  /** Make `id` the entity shown; true when it was another one. */
+  protected show(id: string): boolean {
+    if (this.#id === id) return false;
+    this.#id = id;
+    this.#latest.supersede();
+    this.details = null;
+    this.error = null;
+    return true;
+  }
+}
+
+/** A location's details and, once asked for, who has access to it. */
+export class LocationView extends DetailsRead<Location> {
+  readonly #bridge: FleetBridge;
+  readonly #accessLatest = new Latest();
+  /** The organizations with access; null until asked for ("Show who has access"). */
+  access = $state.raw<readonly OrganizationIdentity[] | null>(null);
+  accessError = $state<string | null>(null);
+
+  constructor(bridge: FleetBridge) {
+    super((locationId) => bridge.invoke('locations.get', { locationId }));
+    this.#bridge = bridge;
+  }
+
   async loadAccess(locationId: string): Promise<void> {
-    this.#show(locationId);
+    this.show(locationId);
     const read = this.#accessLatest.read();
     const result = await this.#bridge.invoke('orgs.withAccessToLocation', { locationId });
     if (!read.current) return;
@@ -53,27 +77,25 @@ export class LocationView {
     } else this.accessError = result.error.message;
   }
 
-  /** Another location: what was read of the previous one no longer applies. */
-  #show(locationId: string): void {
-    if (this.#id === locationId) return;
-    this.#id = locationId;
-    this.#latest.supersede();
+  protected override show(locationId: string): boolean {
+    if (!super.show(locationId)) return false;
     this.#accessLatest.supersede();
-    this.details = null;
-    this.error = null;
     this.access = null;
     this.accessError = null;
+    return true;
   }
 }
 
-/** A machine's details and its parts, read together. */
+/**
+ * A machine's details and its parts, read together. Not a DetailsRead: each of the two reads that
+ * worked is applied on its own (a failed parts read keeps the parts shown), the first failure said.
+ */
 export class MachineView {
   readonly #bridge: FleetBridge;
   readonly #latest = new Latest();
   #id: string | null = null;
   details = $state.raw<Machine | null>(null);
   parts = $state.raw<readonly Part[] | null>(null);
-  /** The first of the two reads' failures; each read that worked is still applied. */
   error = $state<string | null>(null);
   loading = $state(false);
 
@@ -101,33 +123,8 @@ export class MachineView {
 }
 
 /** A part's details (its config, secrets count, addresses). */
-export class PartView {
-  readonly #bridge: FleetBridge;
-  readonly #latest = new Latest();
-  #id: string | null = null;
-  details = $state.raw<PartDetails | null>(null);
-  error = $state<string | null>(null);
-  loading = $state(false);
-
+export class PartView extends DetailsRead<PartDetails> {
   constructor(bridge: FleetBridge) {
-    this.#bridge = bridge;
-  }
-
-  async load(partId: string): Promise<void> {
-    if (this.#id !== partId) {
-      this.#id = partId;
-      this.#latest.supersede();
-      this.details = null;
-      this.error = null;
-    }
-    const read = this.#latest.read();
-    this.loading = true;
-    const result = await this.#bridge.invoke('machines.part', { partId });
-    if (read.newest) this.loading = false;
-    if (!read.current) return;
-    if (result.ok) {
-      this.details = result.value;
-      this.error = null;
-    } else this.error = result.error.message;
+    super((partId) => bridge.invoke('machines.part', { partId }));
   }
 }
