@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
 /**
- * What the UI remembers per profile between runs (expanded tree nodes, the selection): small JSON
+ * What the UI remembers per profile between runs (expanded tree nodes, the selection, the page shown
+ * as its route, e.g. `/orgs/o1/training`): small JSON
  * values under a few known keys, kept in the profile's cache by main. Nothing secret goes here.
  */
-export const uiStateKeys = ['tree.expanded', 'tree.selected'] as const;
+export const uiStateKeys = ['tree.expanded', 'tree.selected', 'app.route'] as const;
 export type UiStateKey = (typeof uiStateKeys)[number];
 
 const key = z.enum(uiStateKeys);

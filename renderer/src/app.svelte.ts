@@ -3,16 +3,26 @@ import type { WebSocketTransport } from './lib/bridge/ws-transport';
 import { BackendLink } from './features/connection/backend-link.svelte';
 import { Clock } from './lib/state/clock.svelte';
 import { ConnectionStore } from './features/connection/connection.svelte';
+import { createFeatures } from './features';
 import { FleetActions } from './lib/fleet/fleet-actions';
 import { FleetStore } from './lib/fleet/fleet.svelte';
+import { nodeRoute } from './lib/fleet/routes';
+import { browserHistory, memoryHistory, type HistoryHost } from './lib/router/history';
 import { LocalServiceStore } from './features/local-service/local-service.svelte';
-import { LogsStore } from './features/logs/logs.svelte';
+import type { LivenessWatch } from './features/fleet/liveness-watch';
 import { Notices } from './lib/state/notices.svelte';
 import { OrgsStore } from './features/orgs/orgs.svelte';
 import { ProfilesStore } from './features/profiles/profiles.svelte';
+import { Router } from './lib/router/router.svelte';
+import type { Shell } from './lib/shell/feature';
+import { Workbench } from './lib/shell/workbench';
 
-/** Everything the shell shows, built over one bridge. */
-export class FleetApp {
+/**
+ * Everything the app shows, built over one bridge: the chrome's stores (profiles, connection, the
+ * local service, the backend link), the fleet tree every feature shares, the router and the
+ * features (renderer/src/features.ts). This is the renderer's composition root with App.svelte.
+ */
+export class FleetApp implements Shell {
   readonly profiles: ProfilesStore;
   readonly connection: ConnectionStore;
   readonly orgs: OrgsStore;
@@ -22,11 +32,16 @@ export class FleetApp {
   readonly link: BackendLink;
   readonly fleet: FleetStore;
   readonly fleetActions: FleetActions;
-  readonly logs: LogsStore;
   readonly bridge: FleetBridge;
+  readonly router: Router;
+  readonly workbench: Workbench;
+  readonly browserMode: boolean;
+  /** Which machines' liveness main keeps fresh (the tree's rows on screen tell it). */
+  readonly watch: LivenessWatch;
 
-  constructor(bridge: FleetBridge, transport: WebSocketTransport | null = null) {
+  constructor(bridge: FleetBridge, transport: WebSocketTransport | null = null, history: HistoryHost = typeof window === 'undefined' ? memoryHistory() : browserHistory(window)) {
     this.bridge = bridge;
+    this.browserMode = transport !== null;
     this.profiles = new ProfilesStore(bridge);
     this.connection = new ConnectionStore(bridge);
     this.orgs = new OrgsStore(bridge);
@@ -34,29 +49,78 @@ export class FleetApp {
     this.fleetActions = new FleetActions(bridge, this.fleet, this.notices);
     this.localService = new LocalServiceStore(bridge);
     this.link = new BackendLink(transport);
-    this.logs = new LogsStore(bridge);
+    this.router = new Router(history, {
+      save: (path) => void bridge.invoke('ui.set', { key: 'app.route', value: path }),
+      notFound: (path) => this.notices.push('info', `The app has no page at ${path.length > 80 ? `${path.slice(0, 80)}…` : path}; showing the start page instead.`),
+      leave: (owner) => this.workbench.leave(owner),
+    });
+    this.workbench = new Workbench(this.router);
+    this.fleet.navigate = (ref, options) => {
+      const path = ref ? nodeRoute(ref) : '/';
+      if (options?.replace) this.router.replace(path);
+      else this.router.go(path);
+    };
+    const { features, watch } = createFeatures(this, this.orgs);
+    this.watch = watch;
+    this.workbench.add(features);
   }
 
-  /** Load everything and follow main's events; returns the function that stops. */
+  get contributions(): Workbench {
+    return this.workbench;
+  }
+
+  get offline(): boolean {
+    return this.connection.status === 'offline';
+  }
+
+  /** Why writes cannot be made now, said on every disabled action. */
+  get blocked(): string | null {
+    const { connection } = this;
+    return connection.status === 'offline'
+      ? `The service cannot be reached${connection.error ? ` (${connection.error.message.replace(/\.$/, '')})` : ''}; changes need it. The cached fleet stays browsable.`
+      : null;
+  }
+
+  /** Load everything, show the page of the address (or of the last run) and follow main's events; returns the function that stops. */
   follow(): () => void {
     const stops = [
       this.profiles.follow(),
       this.connection.follow(),
       this.orgs.follow(),
-      this.fleet.follow(),
       this.localService.follow(),
-      this.logs.follow(),
+      this.workbench.follow(),
       this.clock.follow(),
       this.link.follow(() => void this.reload()),
+      this.#followProfile(),
     ];
+    void this.router.start(() => this.#lastPage());
     return () => {
-      for (const stop of stops) stop();
+      this.router.stop();
+      for (const stop of stops.reverse()) stop();
       this.notices.clear();
     };
   }
 
+  /** The page this profile showed last (remembered by main per profile), else its selected node's, else none. */
+  async #lastPage(): Promise<string | null> {
+    await this.fleet.restore();
+    const saved = await this.bridge.invoke('ui.get', { key: 'app.route' });
+    if (saved.ok && typeof saved.value.value === 'string' && saved.value.value.startsWith('/')) return saved.value.value;
+    const selected = this.fleet.selected;
+    return selected ? nodeRoute(selected) : null;
+  }
+
+  /** Another profile: each feature forgets the last one's pages, and that profile's last page comes back. */
+  #followProfile(): () => void {
+    return this.profiles.onSwitch(() => {
+      this.workbench.reset();
+      void this.router.restore(() => this.#lastPage());
+    });
+  }
+
   /** Load every snapshot again (after the backend link came back: events may have been missed). */
   async reload(): Promise<void> {
+    this.workbench.reload();
     await Promise.all([this.profiles.load(), this.connection.load(), this.orgs.load(), this.localService.load()]);
     for (const org of this.orgs.orgs) void this.fleet.loadTree(org.id);
   }

@@ -1,8 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { fakeBridge, settle } from './lib/testing/fake-transport';
+import { ok } from '../../common/result';
 import { connectionState, localServiceState, org, orgsSnapshot, profilesState } from './lib/testing/fixtures';
 import type { LinkState, WebSocketTransport } from './lib/bridge/ws-transport';
 import { FleetApp } from './app.svelte';
+import { memoryHistory } from './lib/router/history';
+import type { UiStateKey } from '../../common/ui';
 
 /** Just enough of the WebSocket transport to drive the link from the test. */
 function fakeLink(): { transport: WebSocketTransport; set: (link: LinkState) => void } {
@@ -30,19 +33,40 @@ function fakeLink(): { transport: WebSocketTransport; set: (link: LinkState) => 
   };
 }
 
-describe('FleetApp', () => {
-  function setup() {
-    const { transport, bridge } = fakeBridge();
-    transport
-      .handle('profiles.list', profilesState())
-      .handle('connection.get', connectionState())
-      .handle('localService.get', localServiceState())
-      .handle('orgs.list', orgsSnapshot([org('o1', 'Acme')]));
-    const link = fakeLink();
-    const app = new FleetApp(bridge, link.transport);
-    return { transport, app, link };
-  }
+/** Every answer chained on another (the last page is read after the tree's state) has arrived. */
+async function idle(): Promise<void> {
+  for (let i = 0; i < 8; i++) await settle();
+}
 
+/** `saved`: what main remembers, per profile id (the active one is 'local'). */
+function setup(options: { address?: string; saved?: Record<string, Partial<Record<UiStateKey, unknown>>> } = {}) {
+  const { transport, bridge } = fakeBridge();
+  const saved = options.saved ?? {};
+  let active = 'local';
+  transport
+    .handle('profiles.list', profilesState())
+    .handle('connection.get', connectionState())
+    .handle('localService.get', localServiceState())
+    .handle('orgs.list', orgsSnapshot([org('o1', 'Acme')]))
+    .handle('locations.tree', (r) => ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null }))
+    .handle('ui.get', (r) => ok({ value: saved[active]?.[r.key] ?? null }))
+    .handle('ui.set', (r) => {
+      saved[active] = { ...saved[active], [r.key]: r.value };
+      return ok({});
+    })
+    .handle('registry.uploads', [])
+    .handle('training.summary', { byOrg: {}, running: 0, pending: 0 });
+  const link = fakeLink();
+  const history = memoryHistory(options.address ?? '');
+  const app = new FleetApp(bridge, link.transport, history);
+  const switchTo = (id: string) => {
+    active = id;
+    transport.emit('profiles.changed', profilesState({ activeId: id }));
+  };
+  return { transport, app, link, history, saved, switchTo };
+}
+
+describe('FleetApp', () => {
   test('follow loads every snapshot and subscribes to every event; stopping unsubscribes', async () => {
     const { transport, app } = setup();
     const stop = app.follow();
@@ -60,7 +84,7 @@ describe('FleetApp', () => {
   test('when the backend link comes back after a loss, everything is loaded again', async () => {
     const { transport, app, link } = setup();
     app.follow();
-    await settle();
+    await idle();
     const before = transport.calls.length;
     link.set({ status: 'waiting', retryAt: 1, failures: 1, everOpened: true });
     expect(app.link.down).toBe(true);
@@ -69,13 +93,65 @@ describe('FleetApp', () => {
     link.set({ status: 'open', retryAt: null, failures: 0, everOpened: true });
     await settle();
     expect(app.link.down).toBe(false);
-    // Every snapshot, and the fleet tree of each organization.
+    // Every snapshot, the fleet tree of each organization, and what the features show (the upload queue, the training badge).
     expect(transport.calls.slice(before).map((c) => c.channel).sort()).toEqual([
       'connection.get',
       'localService.get',
       'locations.tree',
       'orgs.list',
       'profiles.list',
+      'registry.uploads',
+      'training.summary',
     ]);
+  });
+});
+
+describe('FleetApp pages', () => {
+  test('a start with no address shows the page of the last run, and remembers every page shown', async () => {
+    const { app, history, saved } = setup({ saved: { local: { 'app.route': '/orgs/o1/training' } } });
+    const stop = app.follow();
+    await idle();
+    expect(app.router.path).toBe('/orgs/o1/training');
+    expect(history.entries).toEqual(['/orgs/o1/training']);
+    app.router.go('/registry?org=o1');
+    await idle();
+    expect(saved['local']?.['app.route']).toBe('/registry?org=o1');
+    stop();
+  });
+
+  test('without a remembered page, the selected node\'s; an address (a reload) wins over both', async () => {
+    const selected = setup({ saved: { local: { 'tree.selected': 'machine:o1:m1' } } });
+    const stop = selected.app.follow();
+    await idle();
+    expect(selected.app.router.path).toBe('/orgs/o1/machines/m1');
+    stop();
+    const reloaded = setup({ address: '/orgs/o1/parts/p1/logs', saved: { local: { 'app.route': '/registry' } } });
+    const stop2 = reloaded.app.follow();
+    await idle();
+    expect(reloaded.app.router.path).toBe('/orgs/o1/parts/p1/logs');
+    stop2();
+  });
+
+  test('another profile: the pages of the last one close, and that profile\'s last page comes back', async () => {
+    const { app, switchTo, saved } = setup({ saved: { local: { 'app.route': '/orgs/o1/training' }, remote: { 'app.route': '/registry/items/acme%3Aslam' } } });
+    const stop = app.follow();
+    await idle();
+    expect(app.router.match?.route.owner).toBe('training');
+    switchTo('remote');
+    await idle();
+    expect(app.router.path).toBe('/registry/items/acme%3Aslam');
+    expect(app.router.match?.params).toEqual({ itemId: 'acme:slam' });
+    // The first profile's remembered page is its own.
+    expect(saved['local']?.['app.route']).toBe('/orgs/o1/training');
+    stop();
+  });
+
+  test('an address no page has: the start page, and a notice that says so', async () => {
+    const { app } = setup({ address: '/no/such/page' });
+    const stop = app.follow();
+    await idle();
+    expect(app.router.path).toBe('/');
+    expect(app.notices.items.map((n) => n.message)).toEqual(['The app has no page at /no/such/page; showing the start page instead.']);
+    stop();
   });
 });

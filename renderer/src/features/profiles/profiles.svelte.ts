@@ -13,6 +13,9 @@ export class ProfilesStore {
   #switchingTo = $state<string | null>(null);
   #savingKeyFor = $state<string | null>(null);
   #removing = $state<string | null>(null);
+  /** The active profile as last told to `onSwitch` listeners (null: none known yet). */
+  #lastActive: string | null = null;
+  #switchListeners: ((profileId: string) => void)[] = [];
 
   #active = $derived.by((): ProfileView | null => {
     const state = this.#synced.value;
@@ -25,7 +28,23 @@ export class ProfilesStore {
     this.#synced = new Synced(
       () => bridge.invoke('profiles.list', {}),
       (apply) => bridge.on('profiles.changed', apply),
+      (state) => this.#seen(state.activeId),
     );
+  }
+
+  /** Told when another profile becomes the active one (not on the first one known). */
+  onSwitch(listener: (profileId: string) => void): () => void {
+    this.#switchListeners.push(listener);
+    return () => {
+      this.#switchListeners = this.#switchListeners.filter((l) => l !== listener);
+    };
+  }
+
+  #seen(activeId: string | null): void {
+    if (activeId === null) return;
+    const before = this.#lastActive;
+    this.#lastActive = activeId;
+    if (before !== null && before !== activeId) for (const listener of [...this.#switchListeners]) listener(activeId);
   }
 
   get loaded(): boolean {

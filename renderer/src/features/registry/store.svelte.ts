@@ -9,6 +9,10 @@ import { RegistryList } from './list.svelte';
 import { ModuleView, RegistryItemView, type UploadingView } from './pages.svelte';
 import { type StageFile, stageWithFetch } from './staging';
 import { UploadsStore } from './uploads.svelte';
+import { registryPath } from './routes';
+
+/** Shows a registry page through the app's router (so it gets an address, Back and Forward). */
+export type Navigate = (path: string, options?: { readonly replace?: boolean }) => void;
 
 /** Which registry page is open. */
 export type RegistryPage = { readonly kind: 'list' } | { readonly kind: 'item'; readonly itemId: string } | { readonly kind: 'module'; readonly moduleId: string };
@@ -17,6 +21,7 @@ export type RegistryPage = { readonly kind: 'list' } | { readonly kind: 'item'; 
 export class RegistryStore {
   readonly #bridge: FleetBridge;
   readonly #stage: StageFile;
+  readonly #navigate: Navigate | null;
   readonly list: RegistryList;
   readonly uploads: UploadsStore;
   /** null: the registry is closed (the fleet's panes show). */
@@ -24,9 +29,10 @@ export class RegistryStore {
   item = $state.raw<RegistryItemView | null>(null);
   module = $state.raw<ModuleView | null>(null);
 
-  constructor(bridge: FleetBridge, options: { stage?: StageFile } = {}) {
+  constructor(bridge: FleetBridge, options: { stage?: StageFile; navigate?: Navigate } = {}) {
     this.#bridge = bridge;
     this.#stage = options.stage ?? stageWithFetch;
+    this.#navigate = options.navigate ?? null;
     this.list = new RegistryList(bridge);
     this.uploads = new UploadsStore(bridge);
   }
@@ -53,8 +59,22 @@ export class RegistryStore {
     };
   }
 
-  /** Open the browser; with `orgId` (an organization's "Modules & registry"), filtered to that organization. */
+  /** Go to the browser (filtered to `orgId`), an item's or a module's page: through the router when there is one. */
   open(orgId?: string): void {
+    if (this.#navigate) this.#navigate(registryPath({ orgId }));
+    else this.show(orgId);
+  }
+  openItem(itemId: string): void {
+    if (this.#navigate) this.#navigate(registryPath({ itemId }));
+    else this.showItem(itemId);
+  }
+  openModule(moduleId: string): void {
+    if (this.#navigate) this.#navigate(registryPath({ moduleId }));
+    else this.showModule(moduleId);
+  }
+
+  /** Show the browser; with `orgId` (an organization's "Modules & registry"), filtered to that organization. */
+  show(orgId?: string): void {
     this.page = { kind: 'list' };
     this.item = null;
     this.module = null;
@@ -62,7 +82,7 @@ export class RegistryStore {
     else if (!this.list.loaded || this.list.stale) void this.list.load();
   }
 
-  openItem(itemId: string): RegistryItemView {
+  showItem(itemId: string): RegistryItemView {
     this.list.selectedId = itemId;
     const view = new RegistryItemView(this.#bridge, itemId, this.list.items.find((i) => i.id === itemId) ?? null, this.#stage);
     this.item = view;
@@ -72,7 +92,7 @@ export class RegistryStore {
     return view;
   }
 
-  openModule(moduleId: string): ModuleView {
+  showModule(moduleId: string): ModuleView {
     this.list.selectedId = moduleId;
     const view = new ModuleView(this.#bridge, moduleId, this.#stage);
     this.module = view;
@@ -125,7 +145,9 @@ export class RegistryStore {
     const result = await this.#bridge.invoke('registry.delete', { itemId });
     if (result.ok) {
       this.list.drop(itemId);
-      this.open();
+      // The item's page is gone: Back must not lead to it.
+      if (this.#navigate) this.#navigate(registryPath({}), { replace: true });
+      else this.show();
     }
     return result;
   }

@@ -31,7 +31,7 @@ describe('the registry browser', () => {
   it('lists with the filters as main takes them, and appends the next page', async () => {
     const { transport, store } = setup();
     transport.handle('registry.list', (r) => ok({ items: [registryItem(r.pageToken ? 'b' : 'a')], nextPageToken: r.pageToken ? '' : 'p2' }));
-    store.open('org-acme');
+    store.show('org-acme');
     await settle();
     expect(store.page).toEqual({ kind: 'list' });
     expect(store.list.items.map((i) => i.name)).toEqual(['a']);
@@ -76,13 +76,13 @@ describe('the registry browser', () => {
   it('reads the list again on opening only when something changed', async () => {
     const { transport, store } = setup();
     transport.handle('registry.list', { items: [registryItem('a')], nextPageToken: '' });
-    store.open();
+    store.show();
     await settle();
-    store.open();
+    store.show();
     await settle();
     expect(transport.callsTo('registry.list')).toHaveLength(1);
     store.list.stale = true;
-    store.open();
+    store.show();
     await settle();
     expect(transport.callsTo('registry.list')).toHaveLength(2);
     store.reset();
@@ -97,7 +97,7 @@ describe('an item', () => {
     transport.handle('registry.list', { items: [registryItem('lidar-slam')], nextPageToken: '' });
     await store.list.load();
     transport.handle('registry.get', registryItem('lidar-slam', { markdown: '# lidar-slam' }));
-    const view = store.openItem('acme:lidar-slam');
+    const view = store.showItem('acme:lidar-slam');
     expect(view.item?.name).toBe('lidar-slam');
     await settle();
     expect(transport.callsTo('registry.get')).toEqual([{ itemId: 'acme:lidar-slam', markdown: true }]);
@@ -116,7 +116,7 @@ describe('an item', () => {
     transport.handle('registry.list', { items: [registryItem('a'), registryItem('b')], nextPageToken: '' });
     await store.list.load();
     transport.handle('registry.get', registryItem('a'));
-    store.openItem('acme:a');
+    store.showItem('acme:a');
     transport.handle('registry.delete', () => err('permission-denied', 'Only owners delete items.'));
     expect(await store.deleteItem('acme:a')).toEqual({ ok: false, error: { kind: 'permission-denied', message: 'Only owners delete items.' } });
     expect(store.page).toEqual({ kind: 'item', itemId: 'acme:a' });
@@ -147,7 +147,7 @@ describe('an item\'s versions', () => {
     const { transport, store } = setup();
     transport.handle('registry.get', registryItem('yard-detector', { type: 'ml_model' }));
     transport.handle('registry.versions', [registryVersion('3', ['linux/any']), registryVersion('4', ['linux/any'])]);
-    const view = store.openItem('acme:yard-detector');
+    const view = store.showItem('acme:yard-detector');
     await settle();
     expect(transport.callsTo('registry.versions')).toEqual([{ itemId: 'acme:yard-detector' }]);
     expect(view.versions?.map((v) => v.version)).toEqual(['3', '4']);
@@ -158,7 +158,7 @@ describe('an item\'s versions', () => {
     expect(view.versions).toHaveLength(2);
 
     transport.handle('registry.get', registryItem('stepper'));
-    store.openItem('acme:stepper');
+    store.showItem('acme:stepper');
     await settle();
     expect(transport.callsTo('registry.versions')).toHaveLength(2);
   });
@@ -178,7 +178,7 @@ describe('the newest read wins on item and module pages', () => {
       return ok(registryItem('lidar-slam', { description: 'new' }));
     });
     transport.handle('registry.versions', []);
-    const view = store.openItem('acme:lidar-slam');
+    const view = store.showItem('acme:lidar-slam');
     await settle();
     await view.load();
     expect(view.item?.description).toBe('new');
@@ -191,7 +191,7 @@ describe('the newest read wins on item and module pages', () => {
   it('a module read started before a save does not undo the save', async () => {
     const { transport, store } = setup();
     transport.handle('registry.module', registryModule('stepper', { entrypoint: '' }));
-    const view = store.openModule('acme:stepper');
+    const view = store.showModule('acme:stepper');
     await settle();
     const slow = deferred<null>();
     transport.handle('registry.module', async () => {
@@ -212,7 +212,7 @@ describe('a module', () => {
   it('saves the manifest whole', async () => {
     const { transport, store } = setup();
     transport.handle('registry.module', registryModule('stepper', { entrypoint: '' }));
-    const view = store.openModule('acme:stepper');
+    const view = store.showModule('acme:stepper');
     await settle();
     transport.handle('registry.updateModule', (r) => ok(registryModule('stepper', { entrypoint: r.entrypoint, description: r.description ?? '' })));
     const result = await view.save({ url: '', description: 'Drives steppers', models: [{ api: 'rdk:component:motor', model: 'acme:motor:stepper' }], entrypoint: 'bin/stepper', visibility: 'private', apps: [], firstRun: '' });
@@ -231,7 +231,7 @@ describe('a module', () => {
     });
     transport.handle('registry.module', registryModule('stepper'));
     transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => candidate(s, `file${i}.tar.gz`, i === 1 ? { proposal: { version: null, platform: 'linux/amd64', moduleId: null, entrypoint: null } } : {}))));
-    const view = store.openModule('acme:stepper');
+    const view = store.showModule('acme:stepper');
     await settle();
     const adding = view.addFiles([file('a.tar.gz'), file('b.tar.gz'), file('bad.tar.gz')], () => null);
     expect(view.drafts.map((d) => d.state)).toEqual(['preparing', 'preparing', 'preparing']);
@@ -257,7 +257,7 @@ describe('a module', () => {
     });
     transport.handle('registry.module', registryModule('stepper'));
     transport.handle('registry.inspect', (r) => ok(r.sources.map((s) => candidate(s, 'a.tar.gz'))));
-    const view = store.openModule('acme:stepper');
+    const view = store.showModule('acme:stepper');
     await view.addFiles([file('a.tar.gz')], (f) => `/home/me/${f.name}`);
     expect(stages).toBe(0);
     expect(transport.callsTo('registry.inspect')).toEqual([{ sources: [{ path: '/home/me/a.tar.gz' }] }]);
@@ -282,7 +282,7 @@ describe('a module', () => {
     transport.handle('registry.module', registryModule('stepper'));
     transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => candidate(s, `f${i}.tar.gz`, { proposal: { version: '1.0.0', platform: i === 0 ? 'linux/amd64' : 'linux/arm64', moduleId: null, entrypoint: null } }))));
     transport.handle('registry.upload', (r) => (r.platform === 'linux/arm64' ? err('conflict', 'Already queued.') : ok(upload('u1', { platform: r.platform, version: r.version }))));
-    const view = store.openModule('acme:stepper');
+    const view = store.showModule('acme:stepper');
     await view.addFiles([file('f0.tar.gz'), file('f1.tar.gz')], () => null);
     const { queued, failed } = await view.queue();
     expect(queued.map((u) => u.id)).toEqual(['u1']);
@@ -297,7 +297,7 @@ describe('a module', () => {
   it('Choose files: main\'s dialog where there is one, else the page picks (null)', async () => {
     const { transport, store } = setup();
     transport.handle('registry.module', registryModule('stepper'));
-    const view = store.openModule('acme:stepper');
+    const view = store.showModule('acme:stepper');
     transport.handle('registry.pickFiles', null);
     expect(await store.pickFiles(view)).toEqual({ ok: true, value: false });
     transport.handle('registry.pickFiles', [candidate({ path: '/m/a.tar.gz' }, 'a.tar.gz')]);
@@ -317,7 +317,7 @@ describe('a training script takes uploads like a module', () => {
     transport.handle('registry.versions', [registryVersion('0.1.0', ['linux/any'])]);
     transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => scriptCandidate(s, `yard-trainer-${i}.tar.gz`, i === 0 ? '0.1.0' : '0.2.0'))));
     transport.handle('registry.upload', (r) => ok(upload('u1', { moduleId: r.moduleId, version: r.version, platform: r.platform, fileName: 'yard-trainer-0.tar.gz' })));
-    const view = store.openItem('acme:yard-trainer');
+    const view = store.showItem('acme:yard-trainer');
     await settle();
     expect(view.takesUploads).toBe(true);
     expect(store.page).toEqual({ kind: 'item', itemId: 'acme:yard-trainer' });
@@ -353,7 +353,7 @@ describe('a training script takes uploads like a module', () => {
     const { transport, store } = setup();
     transport.handle('registry.get', script());
     transport.handle('registry.versions', []);
-    const view = store.openItem('acme:yard-trainer');
+    const view = store.showItem('acme:yard-trainer');
     await settle();
     expect(view.versions).toEqual([]);
     const mine = upload('u1', { moduleId: 'acme:yard-trainer', version: '0.1.0', platform: 'linux/any' });
@@ -380,7 +380,7 @@ describe('a training script takes uploads like a module', () => {
     const { transport, store } = setup();
     transport.handle('registry.get', script());
     transport.handle('registry.versions', []);
-    const view = store.openItem('acme:yard-trainer');
+    const view = store.showItem('acme:yard-trainer');
     await settle();
     transport.handle('registry.pickFiles', [scriptCandidate({ path: '/s/yard-trainer.tar.gz' }, 'yard-trainer.tar.gz', '1.0.0')]);
     expect(await store.pickFiles(view)).toEqual({ ok: true, value: true });
@@ -394,7 +394,7 @@ describe('a training script takes uploads like a module', () => {
     const takes: Record<string, boolean> = {};
     for (const type of ['ml_model', 'archive', 'module'] as const) {
       transport.handle('registry.get', registryItem(type, { type }));
-      const view = store.openItem(`acme:${type}`);
+      const view = store.showItem(`acme:${type}`);
       await settle();
       takes[type] = view.takesUploads;
     }
@@ -409,7 +409,7 @@ describe('the upload queue', () => {
     transport.handle('registry.module', registryModule('stepper'));
     await store.uploads.load();
     expect(store.uploads.items.map((u) => u.state)).toEqual(['uploading']);
-    store.openModule('acme:stepper');
+    store.showModule('acme:stepper');
     await settle();
     const reads = transport.callsTo('registry.module').length;
     transport.emit('registry.uploads', [upload('u1', { state: 'uploading', sentBytes: 900 })]);

@@ -16,6 +16,7 @@ import { Synced } from '../../lib/state/synced.svelte';
 import { type DeleteFailure, TrainingJobView, TrainingList } from './jobs.svelte';
 import { endedMessage, jobLabel } from './labels';
 import type { Notifier, NotifyPermission } from './notifier';
+import { trainingPath } from './routes';
 import { TrainingSubmitForm } from './submit-form.svelte';
 
 /** Which training page is open. */
@@ -30,6 +31,8 @@ export interface TrainingOptions {
   notices?: Notices;
   /** Desktop notifications the page shows (browser mode); null where the host shows them (Electron). */
   notifier?: Notifier | null;
+  /** Shows a training page through the app's router (an address, Back and Forward); without it, at once. */
+  navigate?: (path: string, options?: { readonly replace?: boolean }) => void;
 }
 
 /** Training as the app shows it: one per app, like the registry. */
@@ -37,6 +40,7 @@ export class TrainingStore {
   readonly #bridge: FleetBridge;
   readonly #notices: Notices | null;
   readonly #notifier: Notifier | null;
+  readonly #navigate: ((path: string, options?: { readonly replace?: boolean }) => void) | null;
   readonly #summary: Synced<TrainingSummary>;
   /** The open organization's page; null: training is closed. */
   list = $state.raw<TrainingList | null>(null);
@@ -45,12 +49,12 @@ export class TrainingStore {
   /** "Train a model", while open. */
   form = $state.raw<TrainingSubmitForm | null>(null);
   notifyPermission = $state<NotifyPermission>('unsupported');
-  #openListeners: (() => void)[] = [];
 
   constructor(bridge: FleetBridge, options: TrainingOptions = {}) {
     this.#bridge = bridge;
     this.#notices = options.notices ?? null;
     this.#notifier = options.notifier ?? null;
+    this.#navigate = options.navigate ?? null;
     this.notifyPermission = this.#notifier?.permission() ?? 'unsupported';
     this.#summary = new Synced(
       () => bridge.invoke('training.summary', {}),
@@ -102,18 +106,6 @@ export class TrainingStore {
     };
   }
 
-  /** Told whenever a training page opens (by the user, an event, a notification): the app closes what it shows instead. */
-  onOpen(listener: () => void): () => void {
-    this.#openListeners.push(listener);
-    return () => {
-      this.#openListeners = this.#openListeners.filter((l) => l !== listener);
-    };
-  }
-
-  #opened(): void {
-    for (const listener of this.#openListeners) listener();
-  }
-
   #changed(changed: TrainingChanged): void {
     const list = this.list;
     if (list && changed.orgIds.includes(list.orgId)) list.refresh();
@@ -140,8 +132,18 @@ export class TrainingStore {
     });
   }
 
-  /** An organization's training page (its list); the filter stays when it is the same organization. */
-  open(orgId: string): TrainingList {
+  /** Go to an organization's training page, or a job's (by the user, an event, a notification): through the router when there is one. */
+  open(orgId: string): void {
+    if (this.#navigate) this.#navigate(trainingPath(orgId));
+    else this.show(orgId);
+  }
+  openJob(orgId: string, jobId: string): void {
+    if (this.#navigate) this.#navigate(trainingPath(orgId, jobId));
+    else this.showJob(orgId, jobId);
+  }
+
+  /** Show an organization's training page (its list); the filter stays when it is the same organization. */
+  show(orgId: string): TrainingList {
     let list = this.list;
     if (!list || list.orgId !== orgId) {
       list = new TrainingList(this.#bridge, orgId);
@@ -149,12 +151,11 @@ export class TrainingStore {
       void list.load();
     } else void list.load();
     this.job = null;
-    this.#opened();
     return list;
   }
 
-  /** A job's page, over its organization's list. */
-  openJob(orgId: string, jobId: string): TrainingJobView {
+  /** Show a job's page, over its organization's list. */
+  showJob(orgId: string, jobId: string): TrainingJobView {
     if (!this.list || this.list.orgId !== orgId) {
       const list = new TrainingList(this.#bridge, orgId);
       this.list = list;
@@ -163,12 +164,16 @@ export class TrainingStore {
     const view = new TrainingJobView(this.#bridge, orgId, jobId, this.list?.jobs.find((j) => j.id === jobId) ?? null);
     this.job = view;
     void view.load();
-    this.#opened();
     return view;
   }
 
   /** From a job back to its organization's list. */
   backToList(): void {
+    const orgId = this.job?.orgId ?? this.list?.orgId;
+    if (this.#navigate && orgId) {
+      this.#navigate(trainingPath(orgId));
+      return;
+    }
     this.job = null;
     this.list?.refresh();
   }
@@ -241,7 +246,12 @@ export class TrainingStore {
       list.drop(result.value.deleted);
       list.deleteFailures = failed;
     }
-    if (this.job && result.value.deleted.includes(this.job.jobId)) this.job = null;
+    const open = this.job;
+    if (open && result.value.deleted.includes(open.jobId)) {
+      // The job's page is gone: its list in its place, and Back must not lead to it.
+      if (this.#navigate) this.#navigate(trainingPath(open.orgId), { replace: true });
+      else this.job = null;
+    }
     return { ok: true, value: { deleted: result.value.deleted, failed } };
   }
 

@@ -34,7 +34,7 @@ function fakeNotifier(initial: NotifyPermission = 'default') {
 
 const jobs = (list: readonly TrainingJob[], fromCache = false) => ({ orgId: 'org-acme', jobs: list, fromCache, syncedAt: '2026-11-25T10:05:00.000Z' });
 
-function setup(options: { notifier?: Notifier | null } = {}) {
+function setup(options: { notifier?: Notifier | null; navigate?: (path: string, options?: { readonly replace?: boolean }) => void } = {}) {
   const { transport, bridge } = fakeBridge();
   transport.handle('training.summary', trainingSummary({ 'org-acme': { running: 1, pending: 0 } }));
   transport.handle('training.list', (r) => {
@@ -45,7 +45,7 @@ function setup(options: { notifier?: Notifier | null } = {}) {
   transport.handle('training.models', [trainingModel('yard-detector', ['1', '2', '3'], '4')]);
   transport.handle('training.get', (r) => ok({ job: trainingJob('yard-detector', '4', { id: r.jobId }), fromCache: false }));
   const notices = new Notices();
-  const store = new TrainingStore(bridge, { notices, notifier: options.notifier ?? null });
+  const store = new TrainingStore(bridge, { notices, notifier: options.notifier ?? null, ...(options.navigate ? { navigate: options.navigate } : {}) });
   const stop = store.follow();
   return { transport, store, notices, stop };
 }
@@ -53,19 +53,16 @@ function setup(options: { notifier?: Notifier | null } = {}) {
 describe('the training page', () => {
   it('loads an organization\'s jobs, filters by status, and keeps the filter on reopening', async () => {
     const { transport, store } = setup();
-    const opened: number[] = [];
-    store.onOpen(() => opened.push(1));
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     expect(store.page).toEqual({ orgId: 'org-acme', jobId: null });
-    expect(opened).toHaveLength(1);
     expect(list.jobs.map((j) => j.id)).toEqual(['job-yard-detector-4', 'job-yard-detector-3', 'job-pallet-finder-2']);
     // Rows name their datasets from the jobs themselves: no read of the datasets for the page.
     expect(transport.callsTo('training.datasets')).toEqual([]);
     await list.load('failed');
     expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: 'failed' });
     expect(list.jobs.map((j) => j.status)).toEqual(['failed']);
-    store.open('org-acme');
+    store.show('org-acme');
     await settle();
     expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: 'failed' });
     expect(store.list).toBe(list);
@@ -74,7 +71,7 @@ describe('the training page', () => {
   it('says when the jobs come from the cache, and keeps a failure to show', async () => {
     const { transport, store } = setup();
     transport.handle('training.list', jobs([trainingJob()], true));
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     expect(list.fromCache).toBe(true);
     expect(list.syncedAt).toBe('2026-11-25T10:05:00.000Z');
@@ -86,7 +83,7 @@ describe('the training page', () => {
 
   it('reads the page again on training.changed naming its organization, not another', async () => {
     const { transport, store } = setup();
-    store.open('org-acme');
+    store.show('org-acme');
     await settle();
     const before = transport.callsTo('training.list').length;
     transport.emit('training.changed', { orgIds: ['org-other'], summary: trainingSummary({ 'org-other': { running: 2, pending: 0 } }) });
@@ -99,7 +96,7 @@ describe('the training page', () => {
 
   it('folds changes that arrive while a read is on its way into one more read', async () => {
     const { transport, store } = setup();
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     const slow = deferred<null>();
     let answered = 0;
@@ -121,7 +118,7 @@ describe('the training page', () => {
 
   it('reads the open job again when its organization changed', async () => {
     const { transport, store } = setup();
-    const view = store.openJob('org-acme', 'job-yard-detector-4');
+    const view = store.showJob('org-acme', 'job-yard-detector-4');
     await settle();
     expect(store.page).toEqual({ orgId: 'org-acme', jobId: 'job-yard-detector-4' });
     expect(view.job?.progressPercent).toBe(40);
@@ -151,9 +148,9 @@ describe('the training page', () => {
 describe('cancel, delete and watch', () => {
   it('cancels a job: the answer shows in the list and on its page', async () => {
     const { transport, store } = setup();
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
-    const view = store.openJob('org-acme', 'job-yard-detector-4');
+    const view = store.showJob('org-acme', 'job-yard-detector-4');
     await settle();
     transport.handle('training.cancel', (r) => ok(trainingJob('yard-detector', '4', { id: r.jobId, status: 'canceling', cancelRequestedOn: '2026-11-25T10:06:00.000Z' })));
     const result = await store.cancel('job-yard-detector-4');
@@ -168,7 +165,7 @@ describe('cancel, delete and watch', () => {
 
   it('an older read on its way does not replace what an action answered, and the page stops loading', async () => {
     const { transport, store } = setup();
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     const slow = deferred<null>();
     transport.handle('training.list', async () => {
@@ -186,7 +183,7 @@ describe('cancel, delete and watch', () => {
 
   it('selects only finished jobs; deletes them, and keeps each refusal with the job it names', async () => {
     const { transport, store } = setup();
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     list.toggle('job-yard-detector-4'); // running: not deletable
     expect(list.selected).toEqual([]);
@@ -205,12 +202,12 @@ describe('cancel, delete and watch', () => {
 
   it('a failed delete call changes nothing; deleting the open job goes back to the list', async () => {
     const { transport, store } = setup();
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     transport.handle('training.delete', () => err('offline', 'The service cannot be reached.'));
     expect((await store.delete(['job-yard-detector-3'])).ok).toBe(false);
     expect(list.jobs).toHaveLength(3);
-    store.openJob('org-acme', 'job-yard-detector-3');
+    store.showJob('org-acme', 'job-yard-detector-3');
     transport.handle('training.delete', { deleted: ['job-yard-detector-3'], failed: [] });
     await store.delete(['job-yard-detector-3']);
     expect(store.page).toEqual({ orgId: 'org-acme', jobId: null });
@@ -219,7 +216,7 @@ describe('cancel, delete and watch', () => {
   it('watches and unwatches; watching asks notification permission (a user gesture)', async () => {
     const fake = fakeNotifier('default');
     const { transport, store } = setup({ notifier: fake.notifier });
-    store.open('org-acme');
+    store.show('org-acme');
     await settle();
     transport.handle('training.watch', (r) => ok(endedJob('failed', 'pallet-finder', '2', { watched: r.watch })));
     await store.watch('job-pallet-finder-2', false);
@@ -240,8 +237,6 @@ describe('ended jobs', () => {
     const fake = fakeNotifier('granted');
     const { transport, store, notices } = setup({ notifier: fake.notifier });
     await settle();
-    const opened: number[] = [];
-    store.onOpen(() => opened.push(1));
     transport.emit('training.ended', { job: endedJob('failed', 'yard-detector', '4'), notified: false });
     expect(fake.shown.map(({ title, body, tag }) => ({ title, body, tag }))).toEqual([
       { title: 'Training failed: yard-detector 4', body: 'The trainer ran out of GPU memory. (RESOURCE_EXHAUSTED)', tag: 'training-job-yard-detector-4' },
@@ -250,7 +245,6 @@ describe('ended jobs', () => {
     expect(store.page).toBeNull();
     fake.shown[0]?.click();
     expect(store.page).toEqual({ orgId: 'org-acme', jobId: 'job-yard-detector-4' });
-    expect(opened).toHaveLength(1);
     await settle();
     expect(transport.callsTo('training.get')).toEqual([{ jobId: 'job-yard-detector-4' }]);
     notices.clear();
@@ -275,7 +269,7 @@ describe('ended jobs', () => {
 
   it('an ended job shows its final state on the page at once', async () => {
     const { transport, store, notices } = setup();
-    const list = store.open('org-acme');
+    const list = store.show('org-acme');
     await settle();
     transport.emit('training.ended', { job: endedJob('succeeded', 'yard-detector', '4'), notified: true });
     expect(list.jobs[0]?.status).toBe('succeeded');
@@ -290,12 +284,37 @@ describe('ended jobs', () => {
     expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-b', status: null });
     expect(transport.callsTo('training.get')).toEqual([{ jobId: 'job-x' }]);
   });
+
+  it('with the app\'s router, every way to a page goes through it; deleting the open job replaces its entry', async () => {
+    const went: [string, boolean][] = [];
+    const fake = fakeNotifier('granted');
+    const { transport, store } = setup({ notifier: fake.notifier, navigate: (path, options) => went.push([path, options?.replace ?? false]) });
+    store.open('org-acme');
+    store.openJob('org-acme', 'job/4');
+    transport.emit('training.open', { orgId: 'org-b', jobId: 'job-x' });
+    transport.emit('training.ended', { job: endedJob('failed', 'yard-detector', '4'), notified: false });
+    fake.shown[0]?.click();
+    // Nothing is shown until the router enters the route.
+    expect(store.page).toBeNull();
+    store.showJob('org-acme', 'job-yard-detector-3');
+    store.backToList();
+    transport.handle('training.delete', { deleted: ['job-yard-detector-3'], failed: [] });
+    await store.delete(['job-yard-detector-3']);
+    expect(went).toEqual([
+      ['/orgs/org-acme/training', false],
+      ['/orgs/org-acme/training/jobs/job%2F4', false],
+      ['/orgs/org-b/training/jobs/job-x', false],
+      ['/orgs/org-acme/training/jobs/job-yard-detector-4', false],
+      ['/orgs/org-acme/training', false],
+      ['/orgs/org-acme/training', true],
+    ]);
+  });
 });
 
 describe('train a model', () => {
   async function openForm(options: { notifier?: Notifier | null } = {}) {
     const ctx = setup(options);
-    ctx.store.open('org-acme');
+    ctx.store.show('org-acme');
     const form = ctx.store.startSubmit();
     await settle();
     if (!form) throw new Error('no form');
@@ -483,7 +502,7 @@ describe('train a model', () => {
 describe('profiles', () => {
   it('a switch closes training and reads the summary again', async () => {
     const { transport, store } = setup();
-    store.open('org-acme');
+    store.show('org-acme');
     await settle();
     store.reset();
     expect(store.page).toBeNull();

@@ -108,7 +108,7 @@ export class FleetActions {
         break;
       }
     }
-    if (result.ok) this.store.select(parent ? `${parent.kind}:${parent.orgId}:${parent.id}` : null);
+    if (result.ok) this.store.revealInstead(parent);
     return this.#done(result, () => `Deleted “${name}”.`);
   }
 

@@ -29,11 +29,18 @@ export class FleetStore {
   #selectedKey = $state<string | null>(null);
   #query = $state('');
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
-  #restored = false;
+  #restoring: Promise<void> | null = null;
   /** How many tree loads have begun (to tell a load that saw a write from one that began before it). */
   #loadsStarted = 0;
   /** A node to bring into view once a tree that holds it arrives. */
   #pendingReveal: { ref: NodeRef; afterLoad: number } | null = null;
+  /** Resolved when the named organization's tree load ends (for a page restored before its tree arrived). */
+  readonly #treeWaiters = new Map<string, (() => void)[]>(); // eslint-disable-line svelte/prefer-svelte-reactivity -- callbacks, never rendered
+  /**
+   * Shows a node's page (the app's router); without it, `reveal` only selects. A page's route
+   * selects through `show`, so the two never call each other in a circle.
+   */
+  navigate: ((ref: NodeRef | null, options?: { replace?: boolean }) => void) | null = null;
 
   constructor(bridge: FleetBridge, orgs: () => readonly Organization[]) {
     this.#bridge = bridge;
@@ -78,7 +85,7 @@ export class FleetStore {
         if (all) {
           // Another profile: its own remembered state.
           this.liveness.clear();
-          this.#restored = false;
+          this.#restoring = null;
           void this.restore();
         }
       }),
@@ -116,7 +123,30 @@ export class FleetStore {
       } else this.#treeErrors.set(orgId, result.error);
     } finally {
       this.#loading.delete(orgId);
+      const waiters = this.#treeWaiters.get(orgId) ?? [];
+      this.#treeWaiters.delete(orgId);
+      for (const done of waiters) done();
     }
+  }
+
+  /**
+   * The organization's tree once it is loaded, or undefined when its load failed, the organization
+   * is unknown, or `timeoutMs` passed: a page restored at start asks before the first load ends.
+   */
+  async whenTree(orgId: string, timeoutMs = 15_000): Promise<TreeIndex | undefined> {
+    const ready = this.#trees.get(orgId);
+    if (ready) return ready;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      const waiters = this.#treeWaiters.get(orgId) ?? [];
+      waiters.push(done);
+      this.#treeWaiters.set(orgId, waiters);
+    });
+    return this.#trees.get(orgId);
   }
 
   applyLiveness(update: LivenessUpdate): void {
@@ -128,10 +158,13 @@ export class FleetStore {
     return this.liveness.get(part.id) ?? part;
   }
 
-  /** Bring back what was expanded and selected in this profile last time. */
-  async restore(): Promise<void> {
-    if (this.#restored) return;
-    this.#restored = true;
+  /** Bring back what was expanded and selected in this profile last time (every caller waits for the one read). */
+  restore(): Promise<void> {
+    this.#restoring ??= this.#restore();
+    return this.#restoring;
+  }
+
+  async #restore(): Promise<void> {
     const [expanded, selected] = await Promise.all([this.#bridge.invoke('ui.get', { key: 'tree.expanded' }), this.#bridge.invoke('ui.get', { key: 'tree.selected' })]);
     this.expanded.clear();
     if (expanded.ok && Array.isArray(expanded.value.value)) for (const key of expanded.value.value) if (typeof key === 'string') this.expanded.add(key);
@@ -158,8 +191,20 @@ export class FleetStore {
     void this.#bridge.invoke('ui.set', { key: 'tree.selected', value: key });
   }
 
-  /** Select a node and open every ancestor so its row is in view. */
+  /** Go to a node's page (through `navigate`), its row selected and in view. */
   reveal(ref: NodeRef): void {
+    if (this.navigate) this.navigate(ref);
+    else this.show(ref);
+  }
+
+  /** After a delete: the parent's page (or none) in place of the deleted node's. */
+  revealInstead(ref: NodeRef | null): void {
+    if (this.navigate) this.navigate(ref, { replace: true });
+    else this.select(ref ? nodeKey(ref) : null);
+  }
+
+  /** Select a node and open every ancestor so its row is in view (its page is being shown). */
+  show(ref: NodeRef): void {
     // After a write the loaded tree may not hold the node (or its new place) yet: expand again once
     // the next load of its organization lands.
     this.#pendingReveal = { ref, afterLoad: this.#loadsStarted };

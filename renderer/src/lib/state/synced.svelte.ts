@@ -14,10 +14,13 @@ export class Synced<T> {
   readonly #latest = new Latest();
   readonly #fetch: () => Promise<Result<T>>;
   readonly #follow: (apply: (value: T) => void) => () => void;
+  readonly #changed: ((value: T) => void) | undefined;
 
-  constructor(fetch: () => Promise<Result<T>>, follow: (apply: (value: T) => void) => () => void) {
+  /** `changed` is told of every snapshot kept (a load's answer or an event), after it is kept. */
+  constructor(fetch: () => Promise<Result<T>>, follow: (apply: (value: T) => void) => () => void, changed?: (value: T) => void) {
     this.#fetch = fetch;
     this.#follow = follow;
+    this.#changed = changed;
   }
 
   /** The latest snapshot; null until the first load or event. */
@@ -54,6 +57,7 @@ export class Synced<T> {
         if (read.current) {
           this.#value = result.value;
           this.#error = null;
+          this.#changed?.(result.value);
         }
       } else {
         this.#error = result.error;
@@ -69,5 +73,6 @@ export class Synced<T> {
     this.#latest.supersede();
     this.#value = value;
     this.#error = null;
+    this.#changed?.(value);
   }
 }

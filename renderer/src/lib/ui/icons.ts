@@ -22,6 +22,7 @@ export const icons = {
   unlock: ['M6 10.5h12a1 1 0 0 1 1 1v8a1 1 0 0 1-1 1H6a1 1 0 0 1-1-1v-8a1 1 0 0 1 1-1z', 'M8.5 10.5V7.5a3.5 3.5 0 0 1 6.7-1.4'],
   power: ['M12 3.5v8', 'M6.7 6.8a7.5 7.5 0 1 0 10.6 0'],
   play: ['M8 5.5v13l10-6.5z'],
+  chevronLeft: ['M14.5 6l-6 6 6 6'],
   chevronRight: ['M9.5 6l6 6-6 6'],
   chevronDown: ['M6 9.5l6 6 6-6'],
   chevronUp: ['M6 14.5l6-6 6 6'],

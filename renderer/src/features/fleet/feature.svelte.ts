@@ -1,0 +1,56 @@
+import { untrack } from 'svelte';
+import { NODE_ROUTES, nodeOf } from '../../lib/fleet/routes';
+import { page, type RouteMatch } from '../../lib/router/router.svelte';
+import type { Feature, Shell } from '../../lib/shell/feature';
+import FleetPage from './FleetPage.svelte';
+import { LivenessWatch } from './liveness-watch';
+
+/**
+ * The fleet: the start page, the pages of locations, machines and parts (the tree selects what the
+ * address names), and the liveness of the machines on screen. `loaded` says whether organizations
+ * are known yet (the start page says nothing before).
+ */
+export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { readonly watch: LivenessWatch } {
+  const { fleet } = shell;
+  const watch = new LivenessWatch(shell.bridge, fleet);
+  const node = (kind: 'location' | 'machine' | 'part') =>
+    page({
+      pattern: NODE_ROUTES[kind],
+      owner: 'fleet',
+      page: FleetPage,
+      props: (m: RouteMatch) => ({ shell, ref: nodeOf(kind, m.params), loaded: loaded() }),
+      enter: (m) => {
+        const ref = nodeOf(kind, m.params);
+        if (ref) fleet.show(ref);
+      },
+    });
+  return {
+    id: 'fleet',
+    watch,
+    routes: [
+      page({ pattern: '/', owner: 'fleet', page: FleetPage, props: () => ({ shell, ref: null, loaded: loaded() }), enter: () => fleet.select(null) }),
+      node('location'),
+      node('machine'),
+      node('part'),
+    ],
+    follow() {
+      const stop = fleet.follow();
+      return () => {
+        watch.stop();
+        stop();
+      };
+    },
+    effects() {
+      // Trees follow the organizations list.
+      $effect(() => {
+        void fleet.orgs;
+        untrack(() => fleet.ensureTrees());
+      });
+      // The selected node's machines are watched too.
+      $effect(() => {
+        void fleet.selectedKey;
+        untrack(() => watch.changed());
+      });
+    },
+  };
+}

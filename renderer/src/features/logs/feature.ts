@@ -1,0 +1,52 @@
+import type { NodeKind } from '../../lib/fleet/fleet-index';
+import { page } from '../../lib/router/router.svelte';
+import type { Feature, Shell } from '../../lib/shell/feature';
+import LogsPage from './LogsPage.svelte';
+import { LogsPages } from './pages.svelte';
+import { LOGS_ROUTES, nodeLogsPath } from './routes';
+
+const NODE_LINK_TITLES = {
+  location: 'The logs of every machine here, merged and live',
+  machine: "Every part of this machine's logs, merged and live",
+  part: "This part's logs, live",
+} as const;
+
+/** Logs: a node's live logs, sets of parts, the search of every cached line (Ctrl/Cmd+Shift+F). */
+export function logsFeature(shell: Shell): Feature {
+  const pages = new LogsPages(shell);
+  const props = () => ({ shell, pages });
+  const node = (kind: Exclude<NodeKind, 'org'>) =>
+    page({ pattern: LOGS_ROUTES[kind], owner: 'logs', page: LogsPage, props, enter: (match, signal) => pages.enterNode(kind, match, signal) });
+  const openSearch = () => shell.router.go(LOGS_ROUTES.search);
+  return {
+    id: 'logs',
+    routes: [
+      node('part'),
+      node('machine'),
+      node('location'),
+      page({ pattern: LOGS_ROUTES.parts, owner: 'logs', page: LogsPage, props, enter: (match, signal) => pages.enterParts(match, signal) }),
+      page({ pattern: LOGS_ROUTES.search, owner: 'logs', page: LogsPage, props, enter: () => pages.enterSearch() }),
+    ],
+    leave: () => pages.leave(),
+    follow: () => pages.store.follow(),
+    reset: () => pages.leave(),
+    keys: () => ({
+      '$mod+Shift+KeyF': (event) => {
+        event.preventDefault();
+        openSearch();
+      },
+    }),
+    nodeLinks: (ref) =>
+      ref.kind === 'org' ? [] : [{ id: 'logs', label: 'Logs', icon: 'layers', primary: true, title: NODE_LINK_TITLES[ref.kind], route: nodeLogsPath({ ...ref, kind: ref.kind }) }],
+    nav: () => [
+      {
+        id: 'logs-search',
+        label: 'Search logs (Ctrl+Shift+F)',
+        title: 'Search every cached log line (Ctrl+Shift+F)',
+        icon: 'search',
+        pressed: shell.router.match?.route.pattern === LOGS_ROUTES.search,
+        run: openSearch,
+      },
+    ],
+  };
+}
