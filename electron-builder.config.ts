@@ -55,6 +55,12 @@ const config: Configuration = {
     enableCookieEncryption: true,
   },
 
+  // fleet-desk:// deep links (main/shell/deep-link.ts). This declares the scheme in the macOS
+  // bundle's Info.plist and, as MimeType=x-scheme-handler/fleet-desk, in the Linux desktop entry
+  // (electron-builder adds it from here; its Exec already ends in %U, which passes the link on).
+  // The NSIS installer registers nothing: on Windows the app registers itself when it starts.
+  protocols: [{ name: 'Fleet Desk', schemes: ['fleet-desk'] }],
+
   linux: {
     target: ['AppImage', 'deb'],
     icon,

@@ -40,6 +40,12 @@ export interface Events {
   'training.ended': TrainingEnded;
   /** The user clicked a training job's desktop notification: show the job. */
   'training.open': TrainingOpen;
+  /**
+   * Main asks the renderer to open a route: a deep link `fleet-desk://…` was opened (Electron only;
+   * main/shell/deep-link.ts). `route` passed `isRoutePath` (common/routes.ts) in main, but any web
+   * page can open such a link: it names a page to show, never an action to take.
+   */
+  'app.navigate': { readonly route: string };
 }
 
 export type EventName = keyof Events;
@@ -57,6 +63,7 @@ const names = {
   'training.changed': true,
   'training.ended': true,
   'training.open': true,
+  'app.navigate': true,
 } satisfies Record<EventName, true>;
 
 export const eventNames = Object.freeze(Object.keys(names)) as readonly EventName[];

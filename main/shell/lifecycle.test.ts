@@ -184,6 +184,9 @@ describe('single instance', () => {
     expect(FakeBrowserWindow.instances).toEqual([]);
     expect(fake.ipcMain.handlers.size).toBe(0);
     expect(fake.app.listenerCount('before-quit')).toBe(0);
+    // Only the instance that stays registers the link scheme and listens for links.
+    expect(fake.app.setAsDefaultProtocolClient).not.toHaveBeenCalled();
+    expect(fake.app.listenerCount('open-url')).toBe(0);
   });
 
   it('the first instance brings its window forward when a second one starts', async () => {
@@ -319,6 +322,108 @@ describe('the app:// scheme', () => {
   it('is not handled when the dev server serves the page', async () => {
     await started({ devServerUrl: 'http://localhost:5173' });
     expect(fake.protocol.handle).not.toHaveBeenCalled();
+  });
+});
+
+describe('deep links', () => {
+  const navigate = (route: string) => [IPC_EVENT, 'app.navigate', { route }];
+
+  /** Runs the shell as started by the OS with `args` after the executable (process.argv is read at once). */
+  function runWithArgs(args: string[]) {
+    const argv = process.argv;
+    process.argv = [argv[0] ?? 'fleet-desk', ...args];
+    try {
+      return run();
+    } finally {
+      process.argv = argv;
+    }
+  }
+
+  it('registers the fleet-desk scheme in a packaged app, before ready', () => {
+    fake.app.isPackaged = true;
+    run();
+    expect(fake.app.setAsDefaultProtocolClient).toHaveBeenCalledExactlyOnceWith('fleet-desk');
+    expect(fake.app.isReady()).toBe(false);
+  });
+
+  it('opens the route of the link the app was started with, once the first page has loaded (Windows, Linux)', async () => {
+    runWithArgs(['--no-sandbox', 'fleet-desk://orgs/O/training']);
+    fake.app.becomeReady();
+    await flush();
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    const window = windowAt();
+    expect(window.webContents.send).not.toHaveBeenCalled();
+    window.finishLoad();
+    expect(window.webContents.send).toHaveBeenCalledExactlyOnceWith(...navigate('/orgs/O/training'));
+    // The first window is shown by ready-to-show, not forced forward early.
+    expect(window.show).not.toHaveBeenCalled();
+  });
+
+  it('queues a link macOS opens before ready, and opens it in the first window once loaded', async () => {
+    run();
+    const event = { preventDefault: vi.fn() };
+    fake.app.emit('open-url', event, 'fleet-desk://registry/items/acme:nav');
+    expect(event.preventDefault).toHaveBeenCalledOnce();
+    fake.app.becomeReady();
+    await flush();
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    windowAt().finishLoad();
+    expect(windowAt().webContents.send).toHaveBeenCalledExactlyOnceWith(...navigate('/registry/items/acme:nav'));
+  });
+
+  it('a link opened while running brings the window forward on the route (macOS open-url)', async () => {
+    await started();
+    const window = windowAt();
+    window.finishLoad();
+    window.minimized = true;
+    fake.app.emit('open-url', { preventDefault: vi.fn() }, 'fleet-desk:///orgs/O/parts/P/logs?level=error');
+    expect(window.restore).toHaveBeenCalledOnce();
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(window.webContents.send).toHaveBeenCalledExactlyOnceWith(...navigate('/orgs/O/parts/P/logs?level=error'));
+  });
+
+  it('a link with no window left (macOS) opens one and tells its page once it has loaded', async () => {
+    await started();
+    windowAt(0).close();
+    fake.app.emit('open-url', { preventDefault: vi.fn() }, 'fleet-desk://orgs/O/training');
+    expect(FakeBrowserWindow.instances).toHaveLength(2);
+    const opened = windowAt(1);
+    expect(opened.webContents.send).not.toHaveBeenCalled();
+    opened.finishLoad();
+    expect(opened.webContents.send).toHaveBeenCalledExactlyOnceWith(...navigate('/orgs/O/training'));
+  });
+
+  it("a second instance's link brings the window forward on the route (Windows, Linux)", async () => {
+    await started();
+    const window = windowAt();
+    window.finishLoad();
+    window.minimized = true;
+    fake.app.emit('second-instance', {}, ['C:\\Fleet Desk\\Fleet Desk.exe', '--original-process-start-time=1', 'fleet-desk://orgs/O/training'], 'C:\\');
+    expect(window.restore).toHaveBeenCalledOnce();
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(window.webContents.send).toHaveBeenCalledExactlyOnceWith(...navigate('/orgs/O/training'));
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+  });
+
+  it("a second instance's link reaches a page still loading once it has loaded", async () => {
+    await started();
+    const window = windowAt();
+    fake.app.emit('second-instance', {}, ['fleet-desk', 'fleet-desk://orgs/O'], '/');
+    expect(window.webContents.send).not.toHaveBeenCalled();
+    window.finishLoad();
+    expect(window.webContents.send).toHaveBeenCalledExactlyOnceWith(...navigate('/orgs/O'));
+  });
+
+  it('refuses and logs a link that is not a route, still bringing the window forward for a second instance', async () => {
+    const { log } = await started();
+    const window = windowAt();
+    window.finishLoad();
+    fake.app.emit('second-instance', {}, ['fleet-desk', 'fleet-desk://orgs/O#/admin'], '/');
+    fake.app.emit('open-url', { preventDefault: vi.fn() }, 'fleet-desk:////evil.example/');
+    expect(window.focus).toHaveBeenCalledOnce(); // the second instance's; the refused open-url brings nothing forward
+    expect(window.webContents.send).not.toHaveBeenCalled();
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('refused "fleet-desk://orgs/O#/admin"'));
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('refused "fleet-desk:////evil.example/"'));
   });
 });
 

@@ -12,6 +12,7 @@ import type { SpawnService } from '../local-service/supervisor';
 import { handleAppScheme, registerAppScheme } from './app-scheme';
 import { appLocation } from './app-url';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
+import { DeepLinks, registerDeepLinkScheme } from './deep-link';
 import { createSenderCheck, registerBridgeIpc } from './ipc';
 import { installApplicationMenu } from './menu';
 import { installAppSecurity, installSessionSecurity } from './security';
@@ -108,6 +109,17 @@ export function runShell(options: ShellOptions): boolean {
     window.focus();
     return window;
   };
+  // Before `ready`: macOS sends the link that launched the app as `open-url` that early.
+  const deepLinks = new DeepLinks({ argv: process.argv, log, focusWindow });
+  app.on('open-url', (event, url) => {
+    // Electron's older docs ask for it to mark the URL handled; harmless where it is not needed.
+    event.preventDefault();
+    deepLinks.openUrl(url);
+  });
+  registerDeepLinkScheme(
+    { isPackaged: app.isPackaged, platform: process.platform, defaultApp: process.defaultApp === true, execPath: process.execPath, argv: process.argv },
+    log,
+  );
   // A notification is kept referenced until it is closed: one collected early never reports its click.
   const notifications = new Set<Notification>();
 
@@ -179,9 +191,10 @@ export function runShell(options: ShellOptions): boolean {
     return window;
   };
 
-  app.on('second-instance', () => {
+  app.on('second-instance', (_event, argv) => {
     if (!app.isReady()) return;
-    focusWindow();
+    // Brings the window forward, and opens the page of a fleet-desk:// link the OS started it for.
+    deepLinks.secondInstance(argv);
   });
 
   app.on('window-all-closed', () => {
@@ -216,7 +229,7 @@ export function runShell(options: ShellOptions): boolean {
     if (!dev) handleAppScheme(options.paths.rendererDir, CONTENT_SECURITY_POLICY);
     installSessionSecurity(session.defaultSession, dev ? devContentSecurityPolicy(location.origin) : CONTENT_SECURITY_POLICY);
     installApplicationMenu();
-    openWindow();
+    deepLinks.started(openWindow());
   });
 
   backendReady.then(

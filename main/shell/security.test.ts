@@ -26,6 +26,41 @@ describe('webContents guards', () => {
     expect(event.preventDefault).not.toHaveBeenCalled();
   });
 
+  // Same-document navigations (a hash link, pushState, history traversal between such entries) never
+  // reach these guards: Electron emits will-navigate and will-frame-navigate only for navigations
+  // that load a document. Should the page load itself anew at a route (location.assign with another
+  // query, say), the guards let it through, since isAppUrl accepts the page with any query or fragment.
+  it("lets the page load itself at any of the router's routes", () => {
+    const { contents } = guarded();
+    for (const route of ['#/', '#/orgs/O/training', '#/orgs/O/parts/P/logs?level=error', '#/registry/items/acme:nav', '#/x?u=https://evil.example/']) {
+      for (const kind of ['will-navigate', 'will-redirect'] as const) {
+        const event = navigationEvent(`${appUrl}${route}`);
+        contents.emit(kind, event);
+        expect(event.preventDefault, `${kind} ${route}`).not.toHaveBeenCalled();
+      }
+      const sub = navigationEvent(`${appUrl}${route}`, false);
+      contents.emit('will-frame-navigate', sub);
+      expect(sub.preventDefault, route).not.toHaveBeenCalled();
+    }
+    expect(fake.shell.openExternal).not.toHaveBeenCalled();
+  });
+
+  it("in dev, lets the page load itself at a route of the router's too", () => {
+    const { contents } = guarded('http://localhost:5173');
+    const event = navigationEvent('http://localhost:5173/#/orgs/O/training');
+    contents.emit('will-navigate', event);
+    expect(event.preventDefault).not.toHaveBeenCalled();
+  });
+
+  it("a route in the fragment does not make another page the app's", () => {
+    const { contents } = guarded();
+    for (const url of ['app://fleet-desk/other.html#/orgs/O', 'https://evil.example/#/orgs/O', `https://evil.example/#${appUrl}`]) {
+      const event = navigationEvent(url);
+      contents.emit('will-navigate', event);
+      expect(event.preventDefault, url).toHaveBeenCalled();
+    }
+  });
+
   it('blocks navigation to the built page on file://, or to another app:// host, opening nothing', () => {
     const { contents } = guarded();
     for (const url of ['file:///opt/fleet-desk/out/renderer/index.html', 'app://other-host/index.html', 'app://fleet-desk/other.html']) {

@@ -96,3 +96,66 @@ describe('createMainWindow', () => {
     expect(window.show).toHaveBeenCalledOnce();
   });
 });
+
+describe('Back and Forward from the OS', () => {
+  beforeEach(resetFakeElectron);
+
+  /** A window whose page has opened three routes, now on the last one. */
+  function withHistory() {
+    const { window } = open();
+    const history = window.webContents.navigationHistory;
+    history.push('app://fleet-desk/index.html#/orgs/O/training');
+    history.push('app://fleet-desk/index.html#/orgs/O/parts/P/logs');
+    return { window, history };
+  }
+
+  it('app-command browser-backward/-forward walk the history (mouse buttons, browser keys: Windows, Linux)', () => {
+    const { window, history } = withHistory();
+    window.emit('app-command', {}, 'browser-backward');
+    expect(history.current()).toBe('app://fleet-desk/index.html#/orgs/O/training');
+    window.emit('app-command', {}, 'browser-backward');
+    expect(history.current()).toBe('app://fleet-desk/index.html');
+    window.emit('app-command', {}, 'browser-forward');
+    expect(history.current()).toBe('app://fleet-desk/index.html#/orgs/O/training');
+    expect(history.goBack).toHaveBeenCalledTimes(2);
+    expect(history.goForward).toHaveBeenCalledOnce();
+  });
+
+  it('swipe left goes back and right goes forward (macOS)', () => {
+    const { window, history } = withHistory();
+    window.emit('swipe', {}, 'left');
+    expect(history.current()).toBe('app://fleet-desk/index.html#/orgs/O/training');
+    window.emit('swipe', {}, 'right');
+    expect(history.current()).toBe('app://fleet-desk/index.html#/orgs/O/parts/P/logs');
+  });
+
+  it('does not ask for a step the history cannot take', () => {
+    const { window } = open();
+    const history = window.webContents.navigationHistory;
+    expect(history.entries).toEqual(['app://fleet-desk/index.html']); // the page itself, nothing to go back to
+    window.emit('app-command', {}, 'browser-backward');
+    window.emit('swipe', {}, 'left');
+    window.emit('app-command', {}, 'browser-forward');
+    window.emit('swipe', {}, 'right');
+    expect(history.goBack).not.toHaveBeenCalled();
+    expect(history.goForward).not.toHaveBeenCalled();
+  });
+
+  it('ignores other app commands and swipe directions', () => {
+    const { window, history } = withHistory();
+    history.goBack(); // so that either way would be possible
+    history.goBack.mockClear();
+    for (const command of ['browser-refresh', 'browser-home', 'media-play-pause', 'volume-up']) window.emit('app-command', {}, command);
+    for (const direction of ['up', 'down']) window.emit('swipe', {}, direction);
+    expect(history.goBack).not.toHaveBeenCalled();
+    expect(history.goForward).not.toHaveBeenCalled();
+  });
+
+  it('does nothing once the window is gone', () => {
+    const { window, history } = withHistory();
+    window.close();
+    window.emit('app-command', {}, 'browser-backward');
+    window.emit('swipe', {}, 'left');
+    expect(history.goBack).not.toHaveBeenCalled();
+  });
+});

@@ -60,6 +60,8 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     webPreferences: secureWebPreferences(options.preload, { devTools: !app.isPackaged }),
   });
 
+  followHistoryGestures(window);
+
   let shown = false;
   const show = (): void => {
     if (shown || window.isDestroyed()) return;
@@ -78,4 +80,31 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     show();
   });
   return window;
+}
+
+/**
+ * The OS's own Back and Forward walk the page's history. The renderer's router keeps one history
+ * entry per page it opens (hash routes through pushState) and follows popstate, so stepping through
+ * the history is all it takes; nothing is asked of the page. It cannot lead out of the app: the
+ * window only ever loads the app's page (security.ts refuses any other), so every entry is the app.
+ * - `app-command` (Windows, Linux): a mouse's back/forward buttons and the keyboard's browser keys.
+ * - `swipe` (macOS): only sent when Trackpad › "Swipe between pages" is set to "Swipe with two or
+ *   three fingers" (Electron's docs), not with the default. 'left' goes back, 'right' forward (not
+ *   yet tried on a Mac: should it feel reversed there, these two swap).
+ */
+export function followHistoryGestures(window: BrowserWindow): void {
+  const step = (direction: 'back' | 'forward'): void => {
+    if (window.isDestroyed() || window.webContents.isDestroyed()) return;
+    const history = window.webContents.navigationHistory;
+    if (direction === 'back' && history.canGoBack()) history.goBack();
+    else if (direction === 'forward' && history.canGoForward()) history.goForward();
+  };
+  window.on('app-command', (_event, command) => {
+    if (command === 'browser-backward') step('back');
+    else if (command === 'browser-forward') step('forward');
+  });
+  window.on('swipe', (_event, direction) => {
+    if (direction === 'left') step('back');
+    else if (direction === 'right') step('forward');
+  });
 }

@@ -31,10 +31,43 @@ export interface WindowOpenDetails {
 
 let nextWebContentsId = 1;
 
+/**
+ * `webContents.navigationHistory`: a list of entries and the current one. A load adds an entry,
+ * `push` plays the page adding one (pushState, a hash link); goBack/goForward move one entry and do
+ * nothing at either end.
+ */
+export class FakeNavigationHistory {
+  entries: string[] = [];
+  index = -1;
+  readonly goBack = vi.fn(() => {
+    if (this.canGoBack()) this.index--;
+  });
+  readonly goForward = vi.fn(() => {
+    if (this.canGoForward()) this.index++;
+  });
+
+  canGoBack(): boolean {
+    return this.index > 0;
+  }
+  canGoForward(): boolean {
+    return this.index < this.entries.length - 1;
+  }
+  /** The entry shown now. */
+  current(): string | undefined {
+    return this.entries[this.index];
+  }
+  /** Plays a new entry: the ones ahead of the current one are dropped, as a browser does. */
+  push(url: string): void {
+    this.entries = [...this.entries.slice(0, this.index + 1), url];
+    this.index = this.entries.length - 1;
+  }
+}
+
 export class FakeWebContents extends EventEmitter {
   readonly id = nextWebContentsId++;
   readonly send = vi.fn();
   readonly mainFrame = new FakeWebFrame('');
+  readonly navigationHistory = new FakeNavigationHistory();
   destroyed = false;
   /** Whether the page is still loading: from loadURL/loadFile until the test's `finishLoad()`. */
   loading = false;
@@ -78,8 +111,8 @@ export class FakeBrowserWindow extends EventEmitter {
   maximized = false;
   minimized = false;
   destroyed = false;
-  readonly loadURL = vi.fn(async (_url: string) => this.#load());
-  readonly loadFile = vi.fn(async (_path: string) => this.#load());
+  readonly loadURL = vi.fn(async (url: string) => this.#load(url));
+  readonly loadFile = vi.fn(async (path: string) => this.#load(`file://${path}`));
   readonly show = vi.fn();
   readonly focus = vi.fn();
   readonly restore = vi.fn(() => {
@@ -97,8 +130,9 @@ export class FakeBrowserWindow extends EventEmitter {
     fake.app.emit('web-contents-created', {}, this.webContents);
   }
 
-  async #load(): Promise<void> {
+  async #load(url: string): Promise<void> {
     this.webContents.loading = true;
+    this.webContents.navigationHistory.push(url);
     if (FakeBrowserWindow.loadFailure) throw FakeBrowserWindow.loadFailure;
   }
 
@@ -143,6 +177,9 @@ class FakeApp extends EventEmitter {
   readonly quit = vi.fn();
   readonly enableSandbox = vi.fn();
   readonly setBadgeCount = vi.fn((_count?: number) => true);
+  /** Registering a URL scheme: answers `protocolClientResult` (the registry or LaunchServices can refuse). */
+  protocolClientResult = true;
+  readonly setAsDefaultProtocolClient = vi.fn((_protocol: string, _path?: string, _args?: string[]) => this.protocolClientResult);
   readonly setPath = vi.fn((name: string, path: string) => {
     if (name !== 'userData') throw new Error(`fake app.setPath: unexpected ${name}`);
     this.userData = path;
@@ -170,6 +207,7 @@ class FakeApp extends EventEmitter {
     this.userData = '/tmp/fleet-desk-test-user-data';
     this.hasLock = true;
     this.isPackaged = false;
+    this.protocolClientResult = true;
     this.#ready = false;
     this.#whenReady = new Promise<void>((resolve) => (this.#resolveReady = resolve));
   }

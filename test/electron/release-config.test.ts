@@ -12,6 +12,7 @@ import { resolveConfig } from 'electron-vite';
 import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config from '../../electron-builder.config';
+import { DEEP_LINK_SCHEME } from '../../main/shell/deep-link-url';
 
 const root = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -117,6 +118,26 @@ describe('electron-builder configuration', () => {
       onlyLoadAppFromAsar: true,
       enableCookieEncryption: true,
     });
+  });
+
+  it('declares the fleet-desk:// scheme, and the Linux desktop entry electron-builder writes handles it', async () => {
+    expect(config.protocols).toEqual([{ name: 'Fleet Desk', schemes: [DEEP_LINK_SCHEME] }]);
+    // The entry the deb and the AppImage get, computed by electron-builder's own code.
+    const { LinuxTargetHelper } = load(join(root, 'node_modules', 'app-builder-lib', 'out', 'targets', 'LinuxTargetHelper.js')) as {
+      LinuxTargetHelper: new (packager: object) => { computeDesktopEntry(options: object, exec?: string, extra?: object): Promise<string> };
+    };
+    const packager = {
+      config,
+      platformSpecificBuildOptions: config.linux,
+      executableName: config.executableName,
+      fileAssociations: [],
+      appInfo: { productName: config.productName, sanitizedProductName: config.productName, description: 'Desktop fleet manager' },
+      info: { metadata: {} },
+    };
+    const entry = await new LinuxTargetHelper(packager).computeDesktopEntry(config.linux ?? {});
+    expect(entry).toMatch(/^MimeType=x-scheme-handler\/fleet-desk;$/m);
+    // %U: the launcher hands the link to the app as an argument (main/shell/deep-link-url.ts deepLinkInArgv).
+    expect(entry).toMatch(/^Exec=.*fleet-desk"? %U$/m);
   });
 
   it('flips the fuses through @electron/fuses', () => {
