@@ -92,6 +92,9 @@ export class FleetApp implements Shell {
       this.clock.follow(),
       this.link.follow(() => void this.reload()),
       this.#followProfile(),
+      // A deep link (fleet-desk://…) opened: main names its route. Followed before the start's
+      // restore, so a link that launched the app wins over the page of the last run.
+      this.bridge.on('app.navigate', ({ route }) => this.router.go(route)),
     ];
     void this.router.start(() => this.#lastPage());
     return () => {

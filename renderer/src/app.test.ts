@@ -146,6 +146,19 @@ describe('FleetApp pages', () => {
     stop();
   });
 
+  test('a deep link opens its route, over the page of the last run', async () => {
+    const { app, transport } = setup({ saved: { local: { 'app.route': '/orgs/o1/training' } } });
+    const stop = app.follow();
+    transport.emit('app.navigate', { route: '/registry?org=o1' });
+    await idle();
+    expect(app.router.path).toBe('/registry?org=o1');
+    transport.emit('app.navigate', { route: '/orgs/o1/parts/p1/logs' });
+    expect(app.router.match?.route.owner).toBe('logs');
+    app.router.back();
+    expect(app.router.path).toBe('/registry?org=o1');
+    stop();
+  });
+
   test('an address no page has: the start page, and a notice that says so', async () => {
     const { app } = setup({ address: '/no/such/page' });
     const stop = app.follow();

@@ -1,6 +1,6 @@
 import { untrack } from 'svelte';
 import { NODE_ROUTES, nodeOf } from '../../lib/fleet/routes';
-import { page, type RouteMatch } from '../../lib/router/router.svelte';
+import { page, param, type RouteMatch } from '../../lib/router/router.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
 import FleetPage from './FleetPage.svelte';
 import { LivenessWatch } from './liveness-watch';
@@ -18,7 +18,7 @@ export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { r
       pattern: NODE_ROUTES[kind],
       owner: 'fleet',
       page: FleetPage,
-      props: (m: RouteMatch) => ({ shell, ref: nodeOf(kind, m.params), loaded: loaded() }),
+      props: (m: RouteMatch) => ({ shell, node: { kind, orgId: param(m, 'orgId'), id: param(m, 'id') }, loaded }),
       enter: (m) => {
         const ref = nodeOf(kind, m.params);
         if (ref) fleet.show(ref);
@@ -28,7 +28,7 @@ export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { r
     id: 'fleet',
     watch,
     routes: [
-      page({ pattern: '/', owner: 'fleet', page: FleetPage, props: () => ({ shell, ref: null, loaded: loaded() }), enter: () => fleet.select(null) }),
+      page({ pattern: '/', owner: 'fleet', page: FleetPage, props: () => ({ shell, node: null, loaded }), enter: () => fleet.select(null) }),
       node('location'),
       node('machine'),
       node('part'),

@@ -22,7 +22,10 @@ export interface PageRoute {
   readonly pattern: string;
   /** The feature the page belongs to (its `leave` is called when another feature's page comes). */
   readonly owner: string;
-  /** The component shown, with `props()` (read reactively, so it may read state); `page()` types the pair. */
+  /**
+   * The component shown, with `props()`, read once when the page is shown (not tracked): hand it
+   * stores and functions, which stay the same object while their state changes. `page()` types the pair.
+   */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route's component has its own props; page() checks the pair
   readonly page: Component<any>;
   readonly props: (match: RouteMatch) => Record<string, unknown>;

@@ -1,0 +1,127 @@
+/**
+ * Moving around as in any desktop tool: each page has an address, Back and Forward walk them (the
+ * top bar's buttons, Alt+←/→ or ⌘[/⌘], the mouse's side buttons), a reload shows the same page, a
+ * start without an address (a restart) shows the page of the last run, an address opens its page
+ * directly (a deep link), and the palette opens pages too.
+ */
+import type { Page } from '@playwright/test';
+import { expect, scan, test, treeItem } from './fixtures';
+
+const ACME = 'Acme Warehouse Robotics';
+const MACHINE = 'picker-arm-003';
+const PART = 'picker-arm-003-main';
+const mac = process.platform === 'darwin';
+
+function ui(page: Page) {
+  const main = page.getByRole('main');
+  return {
+    main,
+    heading: main.getByRole('heading', { level: 1 }),
+    back: page.getByRole('group', { name: 'History' }).getByRole('button', { name: /^Back/ }),
+    forward: page.getByRole('group', { name: 'History' }).getByRole('button', { name: /^Forward/ }),
+  };
+}
+
+/** The route in the address (browser mode), or the window's (Electron). */
+const route = (page: Page) => page.evaluate(() => window.location.hash.slice(1));
+
+async function press(page: Page, move: 'back' | 'forward'): Promise<void> {
+  if (mac) await page.keyboard.press(move === 'back' ? 'Meta+BracketLeft' : 'Meta+BracketRight');
+  else await page.keyboard.press(move === 'back' ? 'Alt+ArrowLeft' : 'Alt+ArrowRight');
+}
+
+/** The mouse's side buttons (Playwright's mouse has left, middle and right only): what the window receives. */
+async function sideButton(page: Page, move: 'back' | 'forward'): Promise<void> {
+  await page.evaluate((button) => {
+    for (const type of ['mousedown', 'mouseup']) window.dispatchEvent(new MouseEvent(type, { button, bubbles: true, cancelable: true }));
+  }, move === 'back' ? 3 : 4);
+}
+
+async function expand(page: Page, name: string): Promise<void> {
+  const row = treeItem(page, name);
+  await row.click();
+  if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
+  await expect(row).toHaveAttribute('aria-expanded', 'true');
+}
+
+test('Back and Forward walk the pages shown, from the top bar, the keyboard and the mouse', async ({ app }) => {
+  const { page } = app;
+  const u = ui(page);
+  await treeItem(page, ACME).click();
+  await expect(u.heading).toHaveText(ACME);
+  expect(await route(page)).toMatch(/^\/orgs\/[^/]+$/);
+  await expect(u.forward).toBeDisabled();
+
+  await page.getByTestId('org-training').click();
+  await expect(u.heading).toHaveText(`Training of ${ACME}`);
+  expect(await route(page)).toMatch(/^\/orgs\/[^/]+\/training$/);
+  await page.getByRole('button', { name: 'Registry', exact: true }).click();
+  await expect(u.heading).toHaveText('Registry');
+  expect(await route(page)).toBe('/registry');
+  await scan(page, 'the registry, with Back and Forward in the top bar');
+
+  await press(page, 'back');
+  await expect(u.heading).toHaveText(`Training of ${ACME}`);
+  await u.back.click();
+  await expect(u.heading).toHaveText(ACME);
+  await expect(treeItem(page, ACME)).toHaveAttribute('aria-selected', 'true');
+  await press(page, 'forward');
+  await expect(u.heading).toHaveText(`Training of ${ACME}`);
+  await u.forward.click();
+  await expect(u.heading).toHaveText('Registry');
+  await expect(u.forward).toBeDisabled();
+  await sideButton(page, 'back');
+  await expect(u.heading).toHaveText(`Training of ${ACME}`);
+  await sideButton(page, 'forward');
+  await expect(u.heading).toHaveText('Registry');
+
+  // A key typed in a field stays the field's: Alt+← there moves the caret, not the page.
+  await u.main.getByRole('searchbox').first().fill('slam');
+  await u.main.getByRole('searchbox').first().press(mac ? 'Meta+BracketLeft' : 'Alt+ArrowLeft');
+  await expect(u.heading).toHaveText('Registry');
+
+  // A new page after going back drops what was forward.
+  await u.back.click();
+  await expect(u.heading).toHaveText(`Training of ${ACME}`);
+  await page.keyboard.press('ControlOrMeta+KeyK');
+  await page.getByRole('combobox', { name: /Go to/ }).fill(MACHINE);
+  await page.keyboard.press('Enter');
+  await expect(u.heading).toHaveText(MACHINE);
+  expect(await route(page)).toMatch(/^\/orgs\/[^/]+\/machines\/[^/]+$/);
+  await expect(u.forward).toBeDisabled();
+});
+
+test('a reload shows the same page, a start without an address the page of the last run, and an address its page', async ({ app }) => {
+  test.skip(app.launchUrl === null, 'Electron has no address bar to reload from or type into; its restart is the same start without an address');
+  const { page } = app;
+  const u = ui(page);
+  await expect(treeItem(page, ACME)).toBeVisible();
+  for (const name of [ACME, 'Reno Fulfillment Center', 'Building A', 'Floor 1', MACHINE]) await expand(page, name);
+  await treeItem(page, PART).click();
+  await u.main.getByRole('toolbar').getByRole('button', { name: 'Logs', exact: true }).click();
+  await expect(u.heading).toHaveText(`${MACHINE} / ${PART}`);
+  const logs = await route(page);
+  expect(logs).toMatch(/^\/orgs\/[^/]+\/parts\/[^/]+\/logs$/);
+
+  // A reload: the same page, with its history (Back still leads to the part).
+  await page.reload();
+  await expect(u.heading).toHaveText(`${MACHINE} / ${PART}`);
+  await expect(u.main.getByText('Live', { exact: true })).toBeVisible({ timeout: 15_000 });
+  await u.back.click();
+  await expect(u.heading).toHaveText(PART);
+  await u.forward.click();
+  await expect(u.heading).toHaveText(`${MACHINE} / ${PART}`);
+
+  // A start without an address (what a restart of the app is): the page of the last run.
+  const origin = new URL(page.url()).origin;
+  await page.goto(`${origin}/`);
+  await expect(u.heading).toHaveText(`${MACHINE} / ${PART}`);
+  expect(await route(page)).toBe(logs);
+
+  // An address opens its page directly (a link, a bookmark); one no page has says so and shows the start.
+  await page.goto(`${origin}/#/registry`);
+  await expect(u.heading).toHaveText('Registry');
+  await page.goto(`${origin}/#/no/such/page`);
+  await expect(page.getByText('The app has no page at /no/such/page')).toBeVisible();
+  expect(await route(page)).toBe('/');
+});
