@@ -13,9 +13,9 @@
 // (server.ts and the set-up code beside it) knows every domain.
 //
 // The renderer is built the same way: renderer/src/features/<domain>/ imports lib/ (the kernel:
-// ui/, bridge/, fleet/, state/, testing/, the formatters) and no other feature, and lib/ imports no
-// feature. The composition root is the top of renderer/src (App.svelte with its page switch,
-// app.svelte.ts, main.ts): it puts every feature on the screen, so it may import them all.
+// ui/, bridge/, fleet/, state/, router/, shell/, testing/, the formatters) and no other feature, and
+// lib/ imports no feature. The composition root is the top of renderer/src (features.ts, which lists
+// the features; app.svelte.ts; App.svelte, the layout and the router's outlet; main.ts): it may import them all.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
@@ -130,7 +130,7 @@ export default tseslint.config(
   // and its browser globals too: only the last matching block's rule applies.
   ...rendererFeatures.map((feature) => {
     const others = rendererFeatures.filter((other) => other !== feature);
-    const message = `renderer/src/features/${feature}/ is a feature: it imports lib/ (ui, bridge, fleet, state…), never another feature; what composes features belongs in the composition root (App.svelte).`;
+    const message = `renderer/src/features/${feature}/ is a feature: it imports lib/ (ui, bridge, fleet, state…), never another feature; what composes features belongs in the composition root (renderer/src/features.ts, App.svelte); a page of another feature is reached by its route.`;
     return {
       files: [`renderer/src/features/${feature}/**`],
       languageOptions: { globals: { ...globals.browser } },
