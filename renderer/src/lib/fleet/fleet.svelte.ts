@@ -193,8 +193,10 @@ export class FleetStore {
 
   /** Go to a node's page (through `navigate`), its row selected and in view. */
   reveal(ref: NodeRef): void {
-    if (this.navigate) this.navigate(ref);
-    else this.show(ref);
+    // Shown first: when the page is already this node's (a move), the router has nothing to enter,
+    // and the node's new ancestors must still open.
+    this.show(ref);
+    this.navigate?.(ref);
   }
 
   /** After a delete: the parent's page (or none) in place of the deleted node's. */
