@@ -121,12 +121,14 @@ describe('FleetStore', () => {
     store.reveal({ kind: 'part', orgId: 'a', id: 'p2' });
     // Opened at once: when the page already is the node's (it moved), nothing else would open them.
     expect(labels(store)).toContain('        bot-1-arm');
-    store.revealInstead({ kind: 'machine', orgId: 'a', id: 'bot-1' });
-    store.revealInstead(null);
+    store.revealInstead({ kind: 'machine', orgId: 'a', id: 'bot-1' }, { kind: 'part', orgId: 'a', id: 'p2' });
+    store.revealInstead(null, { kind: 'org', orgId: 'a', id: 'a' });
+    store.reveal({ kind: 'machine', orgId: 'a', id: 'bot-1' }, { fromFleetPage: true });
     expect(asked).toEqual([
       ['part:a:p2', false],
       ['machine:a:bot-1', true],
       [null, true],
+      ['machine:a:bot-1', false],
     ]);
   });
 
@@ -140,9 +142,16 @@ describe('FleetStore', () => {
     const failing = store.whenTree('q');
     void store.loadTree('q');
     expect(await failing).toBeUndefined();
-    const never = store.whenTree('never', 20);
+    const never = store.whenTree('never', { timeoutMs: 20 });
     vi.advanceTimersByTime(20);
     expect(await never).toBeUndefined();
+    // Answered at once: an organization the loaded list does not have, a tree whose load failed.
+    expect(await store.whenTree('gone', { orgsKnown: true })).toBeUndefined();
+    expect(await store.whenTree('q')).toBeUndefined();
+    const aborted = new AbortController();
+    const waiting2 = store.whenTree('w', { signal: aborted.signal });
+    aborted.abort();
+    expect(await waiting2).toBeUndefined();
   });
 
   test('reloads the trees main names in fleet.changed', async () => {
