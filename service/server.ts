@@ -28,7 +28,9 @@ import { createLogHandlers } from './logs/handlers';
 import { LogFeed } from './logs/feed';
 import { logRules } from './logs/rules';
 import { LogStore } from './logs/store';
-import { createMachineHandlers } from './machines/handlers';
+import { blockingIssues, resolveConfig } from '../fleetconfig';
+import type { EditorInfo } from '../proto/gen/fleet/app/v1/access';
+import { createMachineHandlers, type PartConfigs } from './machines/handlers';
 import { machineRules } from './machines/rules';
 import { MachineStore } from './machines/store';
 import { createOrgHandlers } from './orgs/handlers';
@@ -38,7 +40,7 @@ import { Permissions } from './permissions/engine';
 import { mergeRules } from './permissions/rules';
 import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
-import { addService } from './rpc';
+import { addService, type Caller } from './rpc';
 import { startSimulator } from './simulator';
 import { RegistryFiles } from './registry/files';
 import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
@@ -264,6 +266,10 @@ function register(
   const authorizations = new Authorizations(db);
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
+  // History entries name the caller as it was: its key's name at the time of the change.
+  const editorOf = (caller: Caller): EditorInfo => ({ identityType: caller.identity.type, identityId: caller.identity.id, displayName: keys.name(caller.keyId) ?? '' });
+  // Until fragments are kept, a config naming any fragment names an unknown one.
+  const partConfigs: PartConfigs = { blockingIssues: (config) => blockingIssues(resolveConfig(config, () => ({ found: false, reason: 'unknown' }))) };
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
   addService(
     server,
@@ -272,7 +278,7 @@ function register(
       authenticated: {
         ...createOrgHandlers(new OrgStore(db, authorizations)),
         ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
-        ...createMachineHandlers(new MachineStore(db, authorizations), permissions, pages),
+        ...createMachineHandlers(new MachineStore(db, authorizations), permissions, pages, { configs: partConfigs, editorOf }),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
         ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },

@@ -1,12 +1,46 @@
 import { status } from '@grpc/grpc-js';
+import type { ConfigIssue, JsonObject } from '../../fleetconfig';
+import type { EditorInfo } from '../../proto/gen/fleet/app/v1/access';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import { FleetError, present, Reason } from '../errors';
+import { FleetError, invalidArgument, present, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
-import type { LocationTarget, Permissions } from '../permissions/engine';
+import type { Grant, LocationTarget, Permissions } from '../permissions/engine';
 import { partOf, robotOf, targetOf } from '../permissions/resources';
-import type { CallContext, UnaryHandlers } from '../rpc';
+import type { CallContext, Caller, UnaryHandlers } from '../rpc';
 import { displayName, metadataJson, metadataObject, notFound } from '../validate';
 import type { MachineStore } from './store';
+import { givenConfig } from './validate';
+
+/**
+ * What storing a part config needs of the fragments, which the fragments domain keeps (handed in by
+ * server.ts, since a domain imports no other domain).
+ */
+export interface PartConfigs {
+  /**
+   * The blocking issues of `config` as the config of a part of organization `orgId`
+   * (docs/PROTOCOL.md, "How a config resolves"); empty when it may be stored. `grants` are the
+   * caller's: a fragment the caller sees but the organization may not use is called unreadable,
+   * any other missing one unknown (existence never leaks).
+   */
+  blockingIssues(config: JsonObject, orgId: string, grants: readonly Grant[]): ConfigIssue[];
+}
+
+/** What the machine handlers need of other domains, handed in by server.ts. */
+export interface MachineDeps {
+  readonly configs: PartConfigs;
+  /** The caller as a history entry names it (the access domain knows key names). */
+  readonly editorOf: (caller: Caller) => EditorInfo;
+}
+
+/** CONFIG_INVALID for a config whose fragments do not resolve: the first three issues, in the order found. */
+export function configInvalid(field: string, issues: readonly ConfigIssue[]): FleetError {
+  const shown = issues.slice(0, 3).map((i) => i.message);
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return invalidArgument(field, Reason.CONFIG_INVALID, `the config cannot be stored: ${shown.join('; ')}${more}`);
+}
+
+/** Part history pages: the protocol's default and largest page (section 7). */
+const HISTORY_PAGE = { size: 100, max: 1000 };
 
 const nameTaken = (what: string, name: string, where: string) =>
   new FleetError(status.ALREADY_EXISTS, Reason.NAME_TAKEN, `${where} has a ${what} named ${JSON.stringify(name)} already; names are unique within a location`);
@@ -22,7 +56,7 @@ function asNameTaken<T>(what: string, name: string, where: string, run: () => T)
 }
 
 /** AppService's machine and part calls. Permissions are checked by the rule table (rules.ts) before these run; a move and a part found by name ask the engine about the second resource. */
-export function createMachineHandlers(machines: MachineStore, permissions: Permissions, tokens: PageTokens): UnaryHandlers<AppServiceService, CallContext> {
+export function createMachineHandlers(machines: MachineStore, permissions: Permissions, tokens: PageTokens, deps: MachineDeps): UnaryHandlers<AppServiceService, CallContext> {
   const where = (location: LocationTarget) => `location ${JSON.stringify(location.name)}`;
   return {
     async newRobot(request, ctx) {
@@ -138,13 +172,55 @@ export function createMachineHandlers(machines: MachineStore, permissions: Permi
 
     async markPartAsMain(_request, ctx) {
       const part = partOf(ctx);
-      machines.markMain(part.robot.id, part.id);
+      machines.markMain(part.robot.id, part.id, deps.editorOf(ctx.caller));
       return {};
     },
 
     async markPartForRestart(_request, ctx) {
-      machines.markForRestart(partOf(ctx).id);
+      machines.markForRestart(partOf(ctx).id, deps.editorOf(ctx.caller));
       return {};
+    },
+
+    async updateRobotPart(request, ctx) {
+      const part = partOf(ctx);
+      const name = displayName('name', request.name);
+      const given = givenConfig(request);
+      const location = part.robot.location;
+      if (name !== part.name && machines.partNamesTaken(location.id, [name]).length > 0) throw nameTaken('part', name, where(location));
+      const outcome = asNameTaken('part', name, where(location), () =>
+        machines.updatePart(part.id, given === undefined ? { name } : { name, configJson: given.text }, {
+          expected: request.lastKnownUpdate,
+          editor: deps.editorOf(ctx.caller),
+          verify: () => {
+            if (given === undefined) return;
+            const issues = deps.configs.blockingIssues(given.config, location.orgId, ctx.grants);
+            if (issues.length > 0) throw configInvalid(given.field, issues);
+          },
+        }),
+      );
+      if (!outcome.ok) {
+        throw new FleetError(
+          status.ABORTED,
+          Reason.STALE_UPDATE,
+          `part ${JSON.stringify(part.name)} was changed at ${outcome.storedLastUpdated.toISOString()}, after the last_known_update given (${request.lastKnownUpdate?.toISOString() ?? ''}); read it again, merge your change into it, and save with its last_updated`,
+        );
+      }
+      return { part: outcome.part };
+    },
+
+    async getRobotPartHistory(request, ctx) {
+      const part = partOf(ctx);
+      const size = pageSize('page_size', request.pageSize, HISTORY_PAGE);
+      const fingerprint = PageTokens.fingerprint('GetRobotPartHistory', { partId: part.id });
+      const cursor = tokens.read(fingerprint, request.pageToken);
+      // One more than asked: whether another page follows.
+      const rows = machines.history(part.id, cursor?.after, size + 1);
+      const page = rows.slice(0, size);
+      const last = page.at(-1);
+      return {
+        history: page.map((r) => r.entry),
+        nextPageToken: rows.length > size && last !== undefined ? tokens.issue(fingerprint, { after: last.key, returned: (cursor?.returned ?? 0) + page.length }) : '',
+      };
     },
 
     async getRobotMetadata(_request, ctx) {

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { MachineSummary, PartSummary, Robot, RobotPart } from '../../proto/gen/fleet/app/v1/machines';
+import type { EditorInfo } from '../../proto/gen/fleet/app/v1/access';
+import type { MachineSummary, PartSummary, Robot, RobotPart, RobotPartHistoryEntry } from '../../proto/gen/fleet/app/v1/machines';
 import { present } from '../errors';
 
 interface RobotRow {
@@ -59,6 +60,43 @@ export function partFqdn(name: string, id: string): string {
  */
 export interface MachineAuthorizations {
   dropOn(resourceType: 'robot', resourceId: string): void;
+}
+
+interface HistoryRow {
+  id: number;
+  part_id: string;
+  edited_on: string;
+  editor_type: string;
+  editor_id: string;
+  editor_name: string;
+  name: string;
+  config_json: string;
+  main_part: number;
+  marked_for_restart: number;
+  secrets: string;
+  last_updated: string;
+  robot_id: string;
+  location_id: string;
+  fqdn: string;
+  local_fqdn: string;
+  created_on: string;
+}
+
+/** What UpdateRobotPart asked for: the name, and the config's text when it gives one. */
+export interface PartChange {
+  readonly name: string;
+  readonly configJson?: string;
+}
+
+/** How an update went: made (or nothing to change), or refused as stale with the stored last_updated. */
+export type PartUpdate = { readonly ok: true; readonly part: RobotPart } | { readonly ok: false; readonly storedLastUpdated: Date };
+
+/**
+ * A part's last_updated after a change at `now`: strictly later than the one before, so that two
+ * changes within one millisecond still tell a stale last_known_update from a fresh one.
+ */
+function nextUpdate(now: Date, previous: string): string {
+  return new Date(Math.max(now.getTime(), Date.parse(previous) + 1)).toISOString();
 }
 
 /** Machines and their parts. Every write that touches more than one row is one transaction. */
@@ -181,16 +219,111 @@ export class MachineStore {
     this.db.prepare('DELETE FROM robot_parts WHERE id = ?').run(id);
   }
 
-  /** Make `partId` the one main part of its machine. */
-  markMain(robotId: string, partId: string): void {
-    this.db.transaction(() => {
-      this.db.prepare('UPDATE robot_parts SET main_part = 0 WHERE robot_id = ? AND main_part = 1').run(robotId);
-      this.db.prepare('UPDATE robot_parts SET main_part = 1 WHERE id = ?').run(partId);
-    })();
+  /**
+   * Keep `row` (a part as it is before a change) as a history entry made by `editor` at `at`. Runs
+   * inside the change's transaction, so a change never lands without its entry or the other way round.
+   */
+  private recordHistory(row: PartRow, editor: EditorInfo, at: string): void {
+    const secrets = this.db.prepare('SELECT id, created_on FROM part_secrets WHERE part_id = ? ORDER BY created_on, id').all(row.id);
+    this.db
+      .prepare(
+        `INSERT INTO robot_part_history (part_id, edited_on, editor_type, editor_id, editor_name, name, config_json, main_part, marked_for_restart, secrets, last_updated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(row.id, at, editor.identityType, editor.identityId, editor.displayName, row.name, row.config_json, row.main_part, row.marked_for_restart, JSON.stringify(secrets), row.last_updated);
   }
 
-  markForRestart(partId: string): void {
-    this.db.prepare('UPDATE robot_parts SET marked_for_restart = 1 WHERE id = ?').run(partId);
+  /**
+   * UpdateRobotPart's write: the name and, when given, the config text (verbatim). With `expected`
+   * (last_known_update) earlier than the stored last_updated it changes nothing and says so. A
+   * request that changes nothing leaves the part, its last_updated and its history as they are.
+   * `verify` runs inside the transaction before the write (the config's fragments are checked there,
+   * so a fragment deleted meanwhile cannot slip in). IMMEDIATE: the check and the write of
+   * last_updated are one step against every other writer, in this process or another.
+   */
+  updatePart(id: string, change: PartChange, options: { readonly expected?: Date; readonly editor: EditorInfo; readonly verify?: () => void; readonly now?: Date }): PartUpdate {
+    return this.db
+      .transaction((): PartUpdate => {
+        const row = present(this.db.prepare(`${PART} WHERE id = ?`).get(id) as PartRow | undefined, `part ${id}`);
+        const stored = new Date(row.last_updated);
+        if (options.expected !== undefined && options.expected.getTime() < stored.getTime()) return { ok: false, storedLastUpdated: stored };
+        options.verify?.();
+        const configJson = change.configJson ?? row.config_json;
+        if (change.name !== row.name || configJson !== row.config_json) {
+          const at = nextUpdate(options.now ?? new Date(), row.last_updated);
+          this.recordHistory(row, options.editor, at);
+          this.db.prepare('UPDATE robot_parts SET name = ?, config_json = ?, last_updated = ? WHERE id = ?').run(change.name, configJson, at, id);
+        }
+        return { ok: true, part: present(this.part(id), `part ${id}`).part };
+      })
+      .immediate();
+  }
+
+  /** Make `partId` the one main part of its machine; both parts' previous states go to their history. */
+  markMain(robotId: string, partId: string, editor: EditorInfo, now = new Date()): void {
+    this.db
+      .transaction(() => {
+        const rows = this.db.prepare(`${PART} WHERE robot_id = ? AND (main_part = 1 OR id = ?)`).all(robotId, partId) as PartRow[];
+        if (rows.find((r) => r.id === partId)?.main_part === 1) return;
+        const at = now.toISOString();
+        for (const row of rows) this.recordHistory(row, editor, at);
+        this.db.prepare('UPDATE robot_parts SET main_part = 0 WHERE robot_id = ? AND main_part = 1').run(robotId);
+        this.db.prepare('UPDATE robot_parts SET main_part = 1 WHERE id = ?').run(partId);
+      })
+      .immediate();
+  }
+
+  /** Flag a part for restart; a part already flagged is left as it is (no change, no history entry). */
+  markForRestart(partId: string, editor: EditorInfo, now = new Date()): void {
+    this.db
+      .transaction(() => {
+        const row = this.db.prepare(`${PART} WHERE id = ?`).get(partId) as PartRow | undefined;
+        if (row === undefined || row.marked_for_restart === 1) return;
+        this.recordHistory(row, editor, now.toISOString());
+        this.db.prepare('UPDATE robot_parts SET marked_for_restart = 1 WHERE id = ?').run(partId);
+      })
+      .immediate();
+  }
+
+  /**
+   * A page of a part's history, newest first (by time, then by the order entries were written),
+   * after `after` ([edited_on, id] of the last entry of the previous page). Each entry's `old` is the
+   * part as it was before that change: its name, config, flags, secrets (ids and times, never their
+   * values) and last_updated then; its address and creation time are the part's.
+   */
+  history(partId: string, after: readonly (string | number)[] | undefined, size: number): { entry: RobotPartHistoryEntry; key: [string, number] }[] {
+    const [at, id] = after ?? [];
+    const rows = this.db
+      .prepare(
+        `SELECT h.*, p.robot_id, p.location_id, p.fqdn, p.local_fqdn, p.created_on FROM robot_part_history h JOIN robot_parts p ON p.id = h.part_id
+          WHERE h.part_id = @part AND (@at IS NULL OR (h.edited_on, h.id) < (@at, @id))
+          ORDER BY h.edited_on DESC, h.id DESC LIMIT @size`,
+      )
+      .all({ part: partId, at: at ?? null, id: id ?? null, size }) as HistoryRow[];
+    return rows.map((r) => ({
+      key: [r.edited_on, r.id],
+      entry: {
+        partId: r.part_id,
+        robotId: r.robot_id,
+        when: new Date(r.edited_on),
+        old: {
+          id: r.part_id,
+          name: r.name,
+          robotId: r.robot_id,
+          locationId: r.location_id,
+          robotConfig: JSON.parse(r.config_json) as { [key: string]: unknown },
+          fqdn: r.fqdn,
+          localFqdn: r.local_fqdn,
+          lastAccess: undefined,
+          secrets: (JSON.parse(r.secrets) as { id: string; created_on: string }[]).map((x) => ({ id: x.id, secret: '', createdOn: new Date(x.created_on) })),
+          mainPart: r.main_part === 1,
+          createdOn: new Date(r.created_on),
+          lastUpdated: new Date(r.last_updated),
+          markedForRestart: r.marked_for_restart === 1,
+        },
+        editedBy: { identityType: r.editor_type, identityId: r.editor_id, displayName: r.editor_name },
+      },
+    }));
   }
 
   robotMetadata(id: string): string {

@@ -504,3 +504,46 @@ describe('0010 training', () => {
     expect(db.prepare('SELECT script_item_id, registry_item_id FROM training_jobs').get()).toEqual({ script_item_id: null, registry_item_id: `${ORG}:lidar` });
   });
 });
+
+describe('0011 part_history', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const PART = '66666666-6666-4666-8666-666666666666';
+  function fleet(): Database.Database {
+    const db = migratedTo(11);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-main', 1, 'x', ?, ?)").run(PART, ROBOT, LOC, NOW, NOW);
+    return db;
+  }
+  const entry = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare(
+        `INSERT INTO robot_part_history (part_id, edited_on, editor_type, editor_id, editor_name, name, config_json, main_part, marked_for_restart, secrets, last_updated)
+         VALUES (@part, @now, @type, @editor, 'ci key', @name, @config, 1, 0, @secrets, @now)`,
+      )
+      .run({ part: PART, now: NOW, type: '', editor: KEY, name: 'bot-main', config: '{"b": 1, "a": 2}', secrets: '[]', ...overrides });
+
+  it('creates a STRICT table with the columns the store uses, indexed newest first per part', () => {
+    const db = migratedTo(11);
+    expect(isStrict(db, 'robot_part_history')).toBe(true);
+    expect(Object.keys(columns(db, 'robot_part_history'))).toEqual(['id', 'part_id', 'edited_on', 'editor_type', 'editor_id', 'editor_name', 'name', 'config_json', 'main_part', 'marked_for_restart', 'secrets', 'last_updated']);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM robot_part_history WHERE part_id = ? ORDER BY edited_on DESC, id DESC`).all(PART) as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/robot_part_history_newest_first/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('keeps the old config text verbatim, refuses configs that are no object, unknown editor types and secrets that are no list; goes with its part', () => {
+    const db = fleet();
+    entry(db);
+    expect(db.prepare('SELECT config_json FROM robot_part_history').pluck().get()).toBe('{"b": 1, "a": 2}');
+    expect(() => entry(db, { config: '[1]' })).toThrow(/CHECK/);
+    expect(() => entry(db, { type: 'robot' })).toThrow(/CHECK/);
+    expect(() => entry(db, { editor: '' })).toThrow(/CHECK/);
+    expect(() => entry(db, { secrets: '{}' })).toThrow(/CHECK/);
+    expect(() => entry(db, { part: KEY })).toThrow(/FOREIGN KEY/);
+    db.prepare('DELETE FROM robots WHERE id = ?').run(ROBOT);
+    expect(db.prepare('SELECT count(*) FROM robot_part_history').pluck().get()).toBe(0);
+  });
+});
