@@ -55,6 +55,14 @@ const anyStruct = fc.oneof(
   fc.constant(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))),
 );
 
+/** JSON texts a config editor might send: objects (with fragments, mods), and what is no object. */
+const anyJsonText = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 })).map((o) => JSON.stringify(o)),
+  fc.constantFrom('{"fragments": ["x", {"id": 1}]}', '{"fragments": [{"id": "00000000-0000-4000-8000-000000000000", "version": "stable"}]}', '{"fragment_mods": [{"fragment_id": "x", "mods": [{"$set": {"a.b": 1}}]}]}', '{', '[]', 'null'),
+  fc.integer({ min: 90, max: 5000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
+);
+
 /** A training job of the target organization, so that random requests hit a real one too. */
 const JOB_ID = '11111111-1111-4111-8111-111111111111';
 
@@ -62,7 +70,9 @@ const fileInfo = fc.record({ moduleId: fc.oneof(anyString, fc.constant('target-c
 
 /** An arbitrary for each field of a request, from its proto3 default (and the few fields whose default says nothing). */
 function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unknown> {
-  if (name === 'metadata') return anyStruct;
+  if (name === 'metadata' || name === 'robotConfig' || name === 'config') return anyStruct;
+  if (name === 'robotConfigJson') return fc.option(fc.oneof(anyString, anyJsonText), { nil: undefined });
+  if (name === 'lastKnownUpdate') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (name === 'defaultFragments') return fc.option(fc.record({ fragments: fc.array(fc.record({ fragmentId: anyString, version: fc.option(anyString, { nil: undefined }) }), { maxLength: 3 }) }), { nil: undefined });
   if (name === 'numLogEntries') return fc.option(anyNumber, { nil: undefined });
   if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });

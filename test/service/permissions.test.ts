@@ -81,6 +81,9 @@ const CASES: Case[] = [
   { method: 'deleteRobotPart', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.otherPartId }) },
   { method: 'markPartAsMain', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.otherPartId }) },
   { method: 'markPartForRestart', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
+  // write_robot, read_robot_history.
+  { method: 'updateRobotPart', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, name: w.mainPartName, robotConfigJson: '{"components": []}' }) },
+  { method: 'getRobotPartHistory', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
   { method: 'listRobots', level: 'location', need: 'operator', request: (w) => ({ locationId: w.locationId }) },
   { method: 'newRobot', level: 'location', need: 'owner', request: (w) => ({ name: 'added-robot', locationId: w.locationId }) },
   { method: 'updateRobot', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId, name: 'renamed-robot', locationId: w.locationId }) },
@@ -251,10 +254,10 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 36 operations of the fleet, the two of logs, the fourteen of the registry and the eight of ML training, which are every operation in the permission tables', () => {
+it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry and the eight of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(60);
+  expect(covered.size).toBe(62);
   expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
   expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
-  expect(Object.keys(appRules)).toHaveLength(52);
+  expect(Object.keys(appRules)).toHaveLength(54);
 });
