@@ -28,8 +28,11 @@ import { createLogHandlers } from './logs/handlers';
 import { LogFeed } from './logs/feed';
 import { logRules } from './logs/rules';
 import { LogStore } from './logs/store';
-import { blockingIssues, resolveConfig } from '../fleetconfig';
 import type { EditorInfo } from '../proto/gen/fleet/app/v1/access';
+import { createFragmentHandlers } from './fragments/handlers';
+import { configIssues } from './fragments/resolve';
+import { fragmentRules } from './fragments/rules';
+import { FragmentStore } from './fragments/store';
 import { createMachineHandlers, type PartConfigs } from './machines/handlers';
 import { machineRules } from './machines/rules';
 import { MachineStore } from './machines/store';
@@ -58,7 +61,7 @@ export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
 // One table per service from every domain's rows (a new domain adds its rules here); exported for
 // the tests that check every operation against them.
-export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules);
+export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules, fragmentRules);
 export { trainingRules };
 
 /** The service's SQLite database, inside the data dir. */
@@ -268,8 +271,11 @@ function register(
   const feed = new LogFeed(logs, log);
   // History entries name the caller as it was: its key's name at the time of the change.
   const editorOf = (caller: Caller): EditorInfo => ({ identityType: caller.identity.type, identityId: caller.identity.id, displayName: keys.name(caller.keyId) ?? '' });
-  // Until fragments are kept, a config naming any fragment names an unknown one.
-  const partConfigs: PartConfigs = { blockingIssues: (config) => blockingIssues(resolveConfig(config, () => ({ found: false, reason: 'unknown' }))) };
+  const fragments = new FragmentStore(db);
+  const machines = new MachineStore(db, authorizations);
+  // Machines and fragments need each other: a part config's fragments must resolve, and a fragment
+  // counts the parts that use it.
+  const partConfigs: PartConfigs = { blockingIssues: (config, orgId, grants) => configIssues(fragments, config, orgId, grants) };
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
   addService(
     server,
@@ -278,7 +284,8 @@ function register(
       authenticated: {
         ...createOrgHandlers(new OrgStore(db, authorizations)),
         ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
-        ...createMachineHandlers(new MachineStore(db, authorizations), permissions, pages, { configs: partConfigs, editorOf }),
+        ...createMachineHandlers(machines, permissions, pages, { configs: partConfigs, editorOf }),
+        ...createFragmentHandlers(fragments, pages, { parts: { countParts: (uses) => machines.countPartsUsing(uses) }, editorOf }),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
         ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },

@@ -2,12 +2,12 @@ import { status } from '@grpc/grpc-js';
 import type { ConfigIssue, JsonObject } from '../../fleetconfig';
 import type { EditorInfo } from '../../proto/gen/fleet/app/v1/access';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import { FleetError, invalidArgument, present, Reason } from '../errors';
+import { FleetError, present, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { Grant, LocationTarget, Permissions } from '../permissions/engine';
 import { partOf, robotOf, targetOf } from '../permissions/resources';
 import type { CallContext, Caller, UnaryHandlers } from '../rpc';
-import { displayName, metadataJson, metadataObject, notFound } from '../validate';
+import { configInvalid, displayName, metadataJson, metadataObject, notFound } from '../validate';
 import type { MachineStore } from './store';
 import { givenConfig } from './validate';
 
@@ -30,13 +30,6 @@ export interface MachineDeps {
   readonly configs: PartConfigs;
   /** The caller as a history entry names it (the access domain knows key names). */
   readonly editorOf: (caller: Caller) => EditorInfo;
-}
-
-/** CONFIG_INVALID for a config whose fragments do not resolve: the first three issues, in the order found. */
-export function configInvalid(field: string, issues: readonly ConfigIssue[]): FleetError {
-  const shown = issues.slice(0, 3).map((i) => i.message);
-  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-  return invalidArgument(field, Reason.CONFIG_INVALID, `the config cannot be stored: ${shown.join('; ')}${more}`);
 }
 
 /** Part history pages: the protocol's default and largest page (section 7). */

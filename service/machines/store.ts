@@ -420,6 +420,24 @@ export class MachineStore {
     });
   }
 
+  /**
+   * How many parts' configs name one of `uses.ids` (at any version) or one of `uses.pairs` (that
+   * fragment at that version, '' for the latest), from the index the schema keeps of every config's
+   * `fragments` (migration 0012): what a fragment reaches, without reading a config.
+   */
+  countPartsUsing(uses: { readonly ids: readonly string[]; readonly pairs: readonly { readonly fragmentId: string; readonly version: string }[] }): number {
+    return this.db
+      .prepare(
+        `SELECT count(*) FROM (
+           SELECT part_id FROM part_fragment_refs WHERE fragment_id IN (SELECT value FROM json_each(@ids))
+           UNION
+           SELECT r.part_id FROM json_each(@pairs) j JOIN part_fragment_refs r ON r.fragment_id = json_extract(j.value, '$[0]') AND r.version = json_extract(j.value, '$[1]')
+         )`,
+      )
+      .pluck()
+      .get({ ids: JSON.stringify(uses.ids), pairs: JSON.stringify(uses.pairs.map((p) => [p.fragmentId, p.version])) }) as number;
+  }
+
   /** Robots among `ids` whose location is one of `locationIds` (to keep robot roles inside an organization's reach). */
   robotsIn(ids: readonly string[], locationIds: ReadonlySet<string>): string[] {
     if (ids.length === 0) return [];

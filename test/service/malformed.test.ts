@@ -12,6 +12,7 @@ import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
 import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
+import * as fragmentsMessages from '../../proto/gen/fleet/app/v1/fragments';
 import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
@@ -19,7 +20,7 @@ import { appRules, trainingRules } from '../../service/server';
 import { TrainingStore } from '../../service/training/store';
 import { appCall, call, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...trainingMessages } as unknown as Record<
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages, ...trainingMessages } as unknown as Record<
   string,
   { fromPartial(v: unknown): Record<string, unknown> }
 >;
@@ -78,6 +79,9 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (name === 'types' || name === 'visibilities' || name === 'statuses') return fc.array(anyNumber, { maxLength: 5 });
+  // Optional enums and booleans (presence): absent or any value of their type.
+  if (name === 'visibility') return typeof defaultValue === 'number' ? anyNumber : fc.option(anyNumber, { nil: undefined });
+  if (name === 'public' || name === 'showPublic') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'registryItemId') return fc.oneof(anyString, fc.constant('target-co:trainer'), fc.constant('target-co:x'));
   if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID));
   if (name === 'models') return fc.array(fc.record({ api: anyString, model: anyString }), { maxLength: 3 });

@@ -10,6 +10,7 @@ import { logCounts } from './0008_log_counts';
 import { registry } from './0009_registry';
 import { training } from './0010_training';
 import { partHistory } from './0011_part_history';
+import { fragments } from './0012_fragments';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments];

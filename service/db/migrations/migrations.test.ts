@@ -547,3 +547,80 @@ describe('0011 part_history', () => {
     expect(db.prepare('SELECT count(*) FROM robot_part_history').pluck().get()).toBe(0);
   });
 });
+
+describe('0012 fragments', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const PART = '66666666-6666-4666-8666-666666666666';
+  const FRAG = '77777777-7777-4777-8777-777777777777';
+  const CONFIG = JSON.stringify({ fragments: ['a', { id: 'b', version: 'stable', prefix: 'x-' }, { id: 'c', version: 3 }, { version: '1' }, 7, { id: 'd', version: '' }] });
+  /** A database at 0011 holding a part whose config names fragments, migrated to 0012. */
+  function upgraded(): Database.Database {
+    const db = migratedTo(11);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-main', 1, ?, 'x', ?, ?)").run(PART, ROBOT, LOC, CONFIG, NOW, NOW);
+    migrate(db, serviceMigrations.slice(0, 12));
+    return db;
+  }
+  const refs = (db: Database.Database) => db.prepare('SELECT position, fragment_id, version FROM part_fragment_refs ORDER BY part_id, position').all();
+  const fragment = (db: Database.Database, id = FRAG) => {
+    db.prepare("INSERT INTO fragments (id, organization_id, name, visibility, revision, created_on, last_updated) VALUES (?, ?, 'Base', 1, 1, ?, ?)").run(id, ORG, NOW, NOW);
+    db.prepare("INSERT INTO fragment_revisions (fragment_id, revision, name, visibility, config_json, created_on, editor_type, editor_id, editor_name) VALUES (?, 1, 'Base', 1, ?, ?, '', ?, 'k')").run(id, CONFIG, NOW, KEY);
+  };
+
+  it('creates STRICT tables for fragments, revisions, tags and both reference indexes', () => {
+    const db = upgraded();
+    for (const table of ['fragments', 'fragment_revisions', 'fragment_tags', 'fragment_refs', 'part_fragment_refs']) expect(isStrict(db, table), table).toBe(true);
+    expect(Object.keys(columns(db, 'fragments'))).toEqual(['id', 'organization_id', 'name', 'visibility', 'revision', 'created_on', 'last_updated']);
+    expect(Object.keys(columns(db, 'fragment_revisions'))).toEqual(['fragment_id', 'revision', 'name', 'visibility', 'config_json', 'created_on', 'editor_type', 'editor_id', 'editor_name']);
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan("SELECT part_id FROM part_fragment_refs WHERE fragment_id = 'a' AND version = ''")).toMatch(/part_fragment_refs_by_fragment/);
+    expect(plan("SELECT fragment_id FROM fragment_refs WHERE ref_id = 'a'")).toMatch(/fragment_refs_by_ref/);
+  });
+
+  it("indexes the fragments existing parts' configs name, and keeps the index as configs are written", () => {
+    const db = upgraded();
+    const named = [
+      { position: 0, fragment_id: 'a', version: '' },
+      { position: 1, fragment_id: 'b', version: 'stable' },
+      { position: 2, fragment_id: 'c', version: '' },
+      { position: 5, fragment_id: 'd', version: '' },
+    ];
+    expect(refs(db)).toEqual(named);
+    db.prepare('UPDATE robot_parts SET config_json = ? WHERE id = ?').run('{"fragments": [{"id": "e", "version": "2"}]}', PART);
+    expect(refs(db)).toEqual([{ position: 0, fragment_id: 'e', version: '2' }]);
+    // Other columns leave it be; a `fragments` that is no list names nothing.
+    db.prepare("UPDATE robot_parts SET name = 'renamed' WHERE id = ?").run(PART);
+    expect(refs(db)).toHaveLength(1);
+    db.prepare('UPDATE robot_parts SET config_json = ? WHERE id = ?').run('{"fragments": "a"}', PART);
+    expect(refs(db)).toEqual([]);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-2', 0, ?, 'x', ?, ?)").run(KEY, ROBOT, LOC, CONFIG, NOW, NOW);
+    expect(refs(db)).toEqual(named);
+    db.prepare('DELETE FROM robots').run();
+    expect(refs(db)).toEqual([]);
+  });
+
+  it("indexes each revision's references, keeps tags to the rule and to existing revisions, and drops everything with the fragment and its organization", () => {
+    const db = upgraded();
+    fragment(db);
+    expect(db.prepare('SELECT ref_id, ref_version FROM fragment_refs ORDER BY position').all()).toEqual([
+      { ref_id: 'a', ref_version: '' },
+      { ref_id: 'b', ref_version: 'stable' },
+      { ref_id: 'c', ref_version: '' },
+      { ref_id: 'd', ref_version: '' },
+    ]);
+    const tag = db.prepare('INSERT INTO fragment_tags (fragment_id, tag, revision, updated_on) VALUES (?, ?, ?, ?)');
+    tag.run(FRAG, 'stable', 1, NOW);
+    for (const bad of ['v2', '2x', 'Stable', 'a b', '', 'x'.repeat(61)]) expect(() => tag.run(FRAG, bad, 1, NOW), bad).toThrow(/CHECK/);
+    expect(() => tag.run(FRAG, 'canary', 2, NOW)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("UPDATE fragments SET visibility = 0").run()).toThrow(/CHECK/);
+    expect(() => db.prepare("UPDATE fragment_revisions SET config_json = '[]'").run()).toThrow(/CHECK/);
+    db.prepare('DELETE FROM fragments WHERE id = ?').run(FRAG);
+    for (const table of ['fragment_revisions', 'fragment_tags', 'fragment_refs']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+    fragment(db);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    for (const table of ['fragments', 'fragment_revisions', 'part_fragment_refs']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+});
