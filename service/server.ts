@@ -36,7 +36,7 @@ import { FragmentStore } from './fragments/store';
 import { createMachineHandlers, type PartConfigs } from './machines/handlers';
 import { machineRules } from './machines/rules';
 import { MachineStore } from './machines/store';
-import { createOrgHandlers } from './orgs/handlers';
+import { createOrgHandlers, importsAsConfig } from './orgs/handlers';
 import { orgRules } from './orgs/rules';
 import { PageTokens } from './paging';
 import { Permissions } from './permissions/engine';
@@ -273,19 +273,25 @@ function register(
   const editorOf = (caller: Caller): EditorInfo => ({ identityType: caller.identity.type, identityId: caller.identity.id, displayName: keys.name(caller.keyId) ?? '' });
   const fragments = new FragmentStore(db);
   const machines = new MachineStore(db, authorizations);
-  // Machines and fragments need each other: a part config's fragments must resolve, and a fragment
-  // counts the parts that use it.
+  const orgs = new OrgStore(db, authorizations);
+  // Machines, organizations and fragments need each other: a part config's (and an organization's
+  // default fragments') fragments must resolve, a new machine starts with its organization's default
+  // fragments, machines are listed by fragment, and a fragment counts and lists what uses it.
   const partConfigs: PartConfigs = { blockingIssues: (config, orgId, grants) => configIssues(fragments, config, orgId, grants) };
+  const newMachineConfig = (orgId: string) => {
+    const defaults = orgs.defaultFragments(orgId);
+    return defaults.length === 0 ? '{}' : JSON.stringify(importsAsConfig(defaults));
+  };
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
   addService(
     server,
     AppServiceService,
     {
       authenticated: {
-        ...createOrgHandlers(new OrgStore(db, authorizations)),
+        ...createOrgHandlers(orgs, partConfigs),
         ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
-        ...createMachineHandlers(machines, permissions, pages, { configs: partConfigs, editorOf }),
-        ...createFragmentHandlers(fragments, pages, { parts: { countParts: (uses) => machines.countPartsUsing(uses) }, editorOf }),
+        ...createMachineHandlers(machines, permissions, pages, { configs: partConfigs, fragments, editorOf, newMachineConfig }),
+        ...createFragmentHandlers(fragments, permissions, pages, { parts: { countParts: (uses) => machines.countPartsUsing(uses) }, machines, orgs, editorOf }),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
         ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },

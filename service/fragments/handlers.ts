@@ -4,11 +4,13 @@ import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { FragmentVisibility, type Fragment } from '../../proto/gen/fleet/app/v1/fragments';
 import { FleetError, present, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
-import type { FragmentTarget } from '../permissions/engine';
-import { fragmentOf, targetOf } from '../permissions/resources';
+import type { FragmentTarget, Permissions } from '../permissions/engine';
+import { fragment } from '../permissions/rules';
+import { fragmentOf, robotOf, targetOf } from '../permissions/resources';
 import type { CallContext, Caller, UnaryHandlers } from '../rpc';
+import { resolveConfig, type JsonObject } from '../../fleetconfig';
 import { configInvalid, displayName } from '../validate';
-import { configIssues } from './resolve';
+import { configIssues, fragmentLookup } from './resolve';
 import type { FragmentRow, FragmentStore, FragmentUses } from './store';
 import { fragmentConfig, historyPageLimit, newVisibility, revisionNumber, tagName, updatedVisibility, versionName } from './validate';
 
@@ -21,17 +23,34 @@ export interface PartUsage {
   countParts(uses: FragmentUses): number;
 }
 
+/** What ListMachineFragments needs of the machines domain: the configs of a machine's parts. */
+export interface MachineConfigs {
+  /** The config text of each part of machine `robotId`, main part first. */
+  configs(robotId: string): string[];
+}
+
+/** What the in-use checks need of the organizations domain, which keeps default fragments. */
+export interface DefaultFragmentUsers {
+  /** The organizations whose default fragments name fragment `fragmentId` (at `version` when given). */
+  usingDefaultFragment(fragmentId: string, version?: string): { id: string; name: string }[];
+}
+
 /** What the fragment handlers need of other domains. */
 export interface FragmentDeps {
   readonly parts: PartUsage;
+  readonly machines: MachineConfigs;
+  readonly orgs: DefaultFragmentUsers;
   /** The caller as a history entry names it (the access domain knows key names). */
   readonly editorOf: (caller: Caller) => EditorInfo;
 }
 
+/** At most five names, and how many more. */
+const listed = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+
 const describe = (f: { readonly id: string; readonly name?: string }) => (f.name === undefined ? `fragment ${f.id}` : `fragment ${JSON.stringify(f.name)} (${f.id})`);
 
 /** AppService's fragment calls. Permissions are checked by the rule table (rules.ts) before these run. */
-export function createFragmentHandlers(fragments: FragmentStore, tokens: PageTokens, deps: FragmentDeps): UnaryHandlers<AppServiceService, CallContext> {
+export function createFragmentHandlers(fragments: FragmentStore, permissions: Permissions, tokens: PageTokens, deps: FragmentDeps): UnaryHandlers<AppServiceService, CallContext> {
   /** How many parts the fragment reaches, directly or through other fragments, at any revision. */
   const reach = (id: string) => deps.parts.countParts(fragments.usesOf([id]));
 
@@ -69,6 +88,26 @@ export function createFragmentHandlers(fragments: FragmentStore, tokens: PageTok
         fragments: page.map((row) => answer(row)),
         nextPageToken: rows.length > size && last !== undefined ? tokens.issue(fingerprint, { after: [last.name, last.id], returned: (cursor?.returned ?? 0) + page.length }) : '',
       };
+    },
+
+    async listMachineFragments(request, ctx) {
+      const robot = robotOf(ctx);
+      // The additional fragments must be readable by the caller (public, or a role on their organization).
+      const additional = request.additionalFragmentIds.map((id, i) => permissions.require(ctx.caller.identity, fragment(id, `additional_fragment_ids[${i}]`), 'sees', { grants: ctx.grants }).id);
+      // Each part's config resolves as it would be stored (the machine's organization reads public
+      // fragments and its own); the additional ones as if the machine named them too.
+      const lookup = fragmentLookup(fragments, robot.location.orgId, ctx.grants, { alsoReadable: new Set(additional) });
+      const found = new Map<string, { row: FragmentRow; revision: number }>();
+      const collect = (config: JsonObject) => {
+        for (const f of resolveConfig(config, lookup).fragments) {
+          const key = `${f.id}\u0000${f.revision}`;
+          const row = found.has(key) ? undefined : fragments.get(f.id);
+          if (row !== undefined) found.set(key, { row, revision: Number(f.revision) });
+        }
+      };
+      for (const text of deps.machines.configs(robot.id)) collect(JSON.parse(text) as JsonObject);
+      collect({ fragments: [...new Set(additional)] });
+      return { fragments: [...found.values()].map(({ row, revision }) => answer(row, revision)) };
     },
 
     async getFragment(request, ctx) {
@@ -127,10 +166,13 @@ export function createFragmentHandlers(fragments: FragmentStore, tokens: PageTok
       fragments.delete(row.id, () => {
         const parts = reach(row.id);
         const nesting = fragments.fragmentsNaming(row.id);
-        if (parts === 0 && nesting.length === 0) return;
+        // The fragment's own organization's default-fragment entries go with it; another's would break.
+        const others = deps.orgs.usingDefaultFragment(row.id).filter((o) => o.id !== row.organization_id);
+        if (parts === 0 && nesting.length === 0 && others.length === 0) return;
         const uses = [
           ...(parts === 0 ? [] : [`${parts} machine part${parts === 1 ? '' : 's'} (directly or through other fragments)`]),
-          ...(nesting.length === 0 ? [] : [`${nesting.length === 1 ? 'fragment' : 'fragments'} ${nesting.slice(0, 5).join(', ')}${nesting.length > 5 ? ` and ${nesting.length - 5} more` : ''}`]),
+          ...(nesting.length === 0 ? [] : [`${nesting.length === 1 ? 'fragment' : 'fragments'} ${listed(nesting)}`]),
+          ...(others.length === 0 ? [] : [`the default fragments of ${others.length === 1 ? 'organization' : 'organizations'} ${listed(others.map((o) => JSON.stringify(o.name)))}`]),
         ];
         throw new FleetError(status.FAILED_PRECONDITION, Reason.FRAGMENT_IN_USE, `${describe(row)} is still used by ${uses.join(' and by ')}; remove it from them first`);
       });
@@ -168,8 +210,13 @@ export function createFragmentHandlers(fragments: FragmentStore, tokens: PageTok
       const existed = fragments.deleteTag(row.id, tag, () => {
         const parts = deps.parts.countParts({ ids: [], pairs: [{ fragmentId: row.id, version: tag }] });
         const nesting = fragments.fragmentsNaming(row.id, tag);
-        if (parts === 0 && nesting.length === 0) return;
-        const uses = [...(parts === 0 ? [] : [`${parts} machine part${parts === 1 ? '' : 's'}`]), ...(nesting.length === 0 ? [] : [`fragments ${nesting.slice(0, 5).join(', ')}`])];
+        const defaults = deps.orgs.usingDefaultFragment(row.id, tag);
+        if (parts === 0 && nesting.length === 0 && defaults.length === 0) return;
+        const uses = [
+          ...(parts === 0 ? [] : [`${parts} machine part${parts === 1 ? '' : 's'}`]),
+          ...(nesting.length === 0 ? [] : [`fragments ${listed(nesting)}`]),
+          ...(defaults.length === 0 ? [] : [`the default fragments of ${listed(defaults.map((o) => JSON.stringify(o.name)))}`]),
+        ];
         throw new FleetError(status.FAILED_PRECONDITION, Reason.FRAGMENT_IN_USE, `tag ${JSON.stringify(tag)} of ${describe(row)} is asked for by ${uses.join(' and by ')}; move the tag instead, or make them ask for another version first`);
       });
       if (!existed) throw new FleetError(status.NOT_FOUND, Reason.FRAGMENT_VERSION_NOT_FOUND, `${describe(row)} has no tag ${JSON.stringify(tag)}`, 'tag');

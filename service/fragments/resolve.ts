@@ -15,24 +15,28 @@ import type { FragmentStore } from './store';
  * a role on that organization (it sees the fragment anyway) and "unknown" otherwise, exactly as a
  * fragment that does not exist: an id's existence never leaks to a caller who may not see it.
  */
-export function fragmentLookup(store: FragmentStore, orgId: string, grants: readonly Grant[]): FragmentLookup {
+export function fragmentLookup(store: FragmentStore, orgId: string, grants: readonly Grant[], options: { readonly alsoReadable?: ReadonlySet<string> } = {}): FragmentLookup {
   const memo = new Map<string, LookupResult>();
   return (id, version) => {
     const key = `${id}\u0000${version ?? ''}`;
     const known = memo.get(key);
     if (known !== undefined) return known;
-    const answer = lookup(store, orgId, grants, id, version);
+    const answer = lookup(store, orgId, grants, id, version, options.alsoReadable?.has(id) ?? false);
     memo.set(key, answer);
     return answer;
   };
 }
 
-function lookup(store: FragmentStore, orgId: string, grants: readonly Grant[], id: string, version: string | undefined): LookupResult {
+/** Whether a caller holding `grants` sees fragment `row`: public, or a role on its organization itself. */
+export function callerSees(grants: readonly Grant[], row: { readonly visibility: number; readonly organization_id: string }): boolean {
+  return row.visibility === FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC || grants.some((g) => g.resourceType === 'organization' && g.resourceId === row.organization_id);
+}
+
+function lookup(store: FragmentStore, orgId: string, grants: readonly Grant[], id: string, version: string | undefined, readable: boolean): LookupResult {
   const row = store.get(id);
   if (row === undefined) return { found: false, reason: 'unknown' };
-  if (row.visibility !== FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC && row.organization_id !== orgId) {
-    const callerSees = grants.some((g) => g.resourceType === 'organization' && g.resourceId === row.organization_id);
-    return callerSees ? { found: false, reason: 'unreadable', name: row.name } : { found: false, reason: 'unknown' };
+  if (!readable && row.visibility !== FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC && row.organization_id !== orgId) {
+    return callerSees(grants, row) ? { found: false, reason: 'unreadable', name: row.name } : { found: false, reason: 'unknown' };
   }
   const revision = store.revisionOf(id, version);
   const stored = revision === undefined ? undefined : store.revision(id, revision);

@@ -5,9 +5,9 @@
  * needs owner there (write_fragment). A location or machine role counts for neither.
  */
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
-import { fragment, org, type Rules } from '../permissions/rules';
+import { fragment, org, robot, type Rules } from '../permissions/rules';
 import { displayName, requiredId } from '../validate';
-import { fragmentConfig, historyPageLimit, knownVisibility, newVisibility, revisionNumber, tagName, updatedVisibility, versionName } from './validate';
+import { additionalIds, fragmentConfig, historyPageLimit, knownVisibility, newVisibility, revisionNumber, tagName, updatedVisibility, versionName } from './validate';
 
 export const fragmentRules: Rules<typeof AppServiceService> = {
   // read_fragment.
@@ -17,6 +17,15 @@ export const fragmentRules: Rules<typeof AppServiceService> = {
       r.visibilities.forEach((v, i) => knownVisibility(`visibilities[${i}]`, v));
     },
     resource: (r) => org(r.orgId),
+    need: 'operator',
+  },
+  // read_robot_config: what a machine's configs use (the additional fragments are checked against the caller by the handler).
+  listMachineFragments: {
+    validate: (r) => {
+      requiredId('machine_id', r.machineId);
+      additionalIds(r.additionalFragmentIds);
+    },
+    resource: (r) => robot(r.machineId, 'machine_id'),
     need: 'operator',
   },
   // read_fragment: public fragments are seen by every signed-in caller, private ones need a role on the owning organization.

@@ -291,8 +291,31 @@ export class FragmentStore {
   }
 
   /**
-   * The direct refs of each given (fragment, version), resolved: for ListMachineSummaries' nested
-   * fragment ids and ListMachineFragments. Unknown fragments or versions resolve to nothing.
+   * The ids of the fragments fragment `id` at `version` ('' for the latest) nests, at any depth (each
+   * once; none when it or the version is unknown). Each (fragment, revision) is read once, so a
+   * cycle stored before it could be refused ends too.
+   */
+  nestedIds(id: string, version: string): string[] {
+    const out = new Set<string>();
+    const seen = new Set<string>();
+    const pending: { id: string; version: string }[] = [{ id, version }];
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+      const at = this.refsAt(next.id, next.version === '' ? undefined : next.version);
+      if (at === undefined) continue;
+      const key = `${next.id}\u0000${at.revision}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      for (const ref of at.refs) {
+        if (ref.id !== id) out.add(ref.id);
+        pending.push(ref);
+      }
+    }
+    return [...out];
+  }
+
+  /**
+   * The direct refs of a fragment at a version, and the revision it resolved to; undefined when the
+   * fragment or the version is unknown.
    */
   refsAt(id: string, version: string | undefined): { revision: number; refs: { id: string; version: string }[] } | undefined {
     const revision = this.revisionOf(id, version);

@@ -7,7 +7,7 @@ import { checkConfigValue, MAX_CONFIG_BYTES, tagProblem, type JsonObject } from 
 import { FragmentVisibility } from '../../proto/gen/fleet/app/v1/fragments';
 import { invalidArgument, Reason } from '../errors';
 import { pageSize } from '../paging';
-import { MAX_ID_LENGTH } from '../validate';
+import { idList, MAX_ID_LENGTH } from '../validate';
 
 /** GetFragmentHistory pages: the spec's default of 10, at most 100 (PROTOCOL.md section 7). */
 export const HISTORY_PAGE = { size: 10, max: 100 };
@@ -75,4 +75,15 @@ export function revisionNumber(value: string): number | undefined {
 export function versionName(value: string): string {
   if ([...value].length > MAX_ID_LENGTH) throw invalidArgument('version', Reason.FIELD_TOO_LONG, `version must be at most ${MAX_ID_LENGTH} characters`);
   return value;
+}
+
+/** Most additional fragments ListMachineFragments resolves in one call (each is resolved with what it nests). */
+export const MAX_ADDITIONAL_FRAGMENTS = 100;
+
+/** ListMachineFragments' additional_fragment_ids: ids, at most {@link MAX_ADDITIONAL_FRAGMENTS}. */
+export function additionalIds(ids: readonly string[]): string[] {
+  if (ids.length > MAX_ADDITIONAL_FRAGMENTS) {
+    throw invalidArgument('additional_fragment_ids', Reason.FIELD_INVALID, `additional_fragment_ids names ${ids.length} fragments; at most ${MAX_ADDITIONAL_FRAGMENTS} may be asked for at once`);
+  }
+  return idList('additional_fragment_ids', ids);
 }

@@ -25,11 +25,25 @@ export interface PartConfigs {
   blockingIssues(config: JsonObject, orgId: string, grants: readonly Grant[]): ConfigIssue[];
 }
 
+/**
+ * What listing machines by fragment needs of the fragments domain: the fragment graph, walked there
+ * (versions resolve through revisions and tags it keeps).
+ */
+export interface FragmentGraph {
+  /** What names any of `ids`, directly or through other fragments: those ids at any version, and each (fragment, version) that resolves to a revision nesting one of them. */
+  usesOf(ids: readonly string[]): { readonly ids: readonly string[]; readonly pairs: readonly { readonly fragmentId: string; readonly version: string }[] };
+  /** The ids of the fragments that fragment `id` at `version` ('' for the latest) nests, at any depth; none when unknown. */
+  nestedIds(id: string, version: string): string[];
+}
+
 /** What the machine handlers need of other domains, handed in by server.ts. */
 export interface MachineDeps {
   readonly configs: PartConfigs;
+  readonly fragments: FragmentGraph;
   /** The caller as a history entry names it (the access domain knows key names). */
   readonly editorOf: (caller: Caller) => EditorInfo;
+  /** The config a new machine's main part starts with: its organization's default fragments (the organizations domain keeps them). */
+  readonly newMachineConfig: (orgId: string) => string;
 }
 
 /** Part history pages: the protocol's default and largest page (section 7). */
@@ -58,7 +72,7 @@ export function createMachineHandlers(machines: MachineStore, permissions: Permi
       if (machines.robotNameTaken(location.id, name)) throw nameTaken('machine', name, where(location));
       const [mainTaken] = machines.partNamesTaken(location.id, [`${name}-main`]);
       if (mainTaken !== undefined) throw nameTaken('part', mainTaken, where(location));
-      return { id: asNameTaken('machine', name, where(location), () => machines.newRobot(location.id, name)) };
+      return { id: asNameTaken('machine', name, where(location), () => machines.newRobot(location.id, name, { configJson: deps.newMachineConfig(location.orgId) })) };
     },
 
     async getRobot(_request, ctx) {
@@ -262,7 +276,16 @@ export function createMachineHandlers(machines: MachineStore, permissions: Permi
       const robotIds = wanted === null ? robotGrants : machines.robotsIn(robotGrants, wanted);
 
       const take = Math.min(size, remaining);
-      const rows = machines.summaries({ locationIds, robotIds, fragmentIds: request.fragmentIds, after: cursor?.after, size: take + 1 });
+      // One walk of the fragment graph per page, and each fragment's nesting looked up once.
+      const uses = request.fragmentIds.length === 0 ? null : deps.fragments.usesOf(request.fragmentIds);
+      const nestedOnce = new Map<string, readonly string[]>();
+      const nested = (id: string, version: string) => {
+        const key = `${id}\u0000${version}`;
+        let found = nestedOnce.get(key);
+        if (found === undefined) nestedOnce.set(key, (found = deps.fragments.nestedIds(id, version)));
+        return found;
+      };
+      const rows = machines.summaries({ locationIds, robotIds, uses, nested, after: cursor?.after, size: take + 1 });
       const page = rows.slice(0, take);
       const last = page.at(-1);
       const total = returned + page.length;

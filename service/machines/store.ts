@@ -179,15 +179,20 @@ export class MachineStore {
     return id;
   }
 
-  /** A new machine with its main part `<name>-main`. */
-  newRobot(locationId: string, name: string, now = new Date()): string {
+  /** A new machine with its main part `<name>-main`, whose config is `configJson` (the organization's default fragments). */
+  newRobot(locationId: string, name: string, options: { readonly now?: Date; readonly configJson?: string } = {}): string {
     const id = randomUUID();
-    const at = now.toISOString();
+    const at = (options.now ?? new Date()).toISOString();
     this.db.transaction(() => {
       this.db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(id, locationId, name, at);
-      this.insertPart(id, locationId, `${name}-main`, true, at);
+      this.insertPart(id, locationId, `${name}-main`, true, at, options.configJson);
     })();
     return id;
+  }
+
+  /** The config text of each part of a machine: main part first, then by creation. */
+  configs(robotId: string): string[] {
+    return this.db.prepare('SELECT config_json FROM robot_parts WHERE robot_id = ? ORDER BY main_part DESC, created_on, id').pluck().all(robotId) as string[];
   }
 
   /** A new part of a machine; the machine's first part becomes its main part. */
@@ -353,23 +358,28 @@ export class MachineStore {
 
   /**
    * A page of machine summaries: machines in `locationIds` (or robots in `robotIds`), optionally
-   * only those whose part configs name one of `fragmentIds`, ordered by location name, machine name
-   * and id, after `after` ([location name, machine name, id]). Two queries per page, whatever its size.
+   * only those whose part configs use one of some fragments (`uses`: any version of `ids`, or one
+   * of `pairs`, as the fragments domain works out what reaches them), ordered by location name,
+   * machine name and id, after `after` ([location name, machine name, id]). Each summary's
+   * `fragmentIds` are what its parts' configs name, and what those nest (`nested`, per fragment
+   * and version). Three queries per page, whatever its size; no config text is read.
    */
   summaries(filter: {
     locationIds: readonly string[];
     robotIds: readonly string[];
-    fragmentIds: readonly string[];
+    uses: { readonly ids: readonly string[]; readonly pairs: readonly { readonly fragmentId: string; readonly version: string }[] } | null;
+    nested: (fragmentId: string, version: string) => readonly string[];
     after: readonly (string | number)[] | undefined;
     size: number;
   }): MachineSummary[] {
     const [afterLocation, afterName, afterId] = filter.after ?? [];
     // Driven from the locations (their names order the listing); machines the caller holds a role on
     // outside them come from a second branch only when there are any, which keeps the common plan simple.
-    const fragmentFilter = `(@fragments = '[]' OR EXISTS (
-        SELECT 1 FROM robot_parts p, json_each(p.config_json, '$.fragments') f
+    const fragmentFilter = `(@filtered = 0 OR EXISTS (
+        SELECT 1 FROM robot_parts p JOIN part_fragment_refs f ON f.part_id = p.id
          WHERE p.robot_id = r.id
-           AND (CASE f.type WHEN 'text' THEN f.value WHEN 'object' THEN json_extract(f.value, '$.id') END) IN (SELECT value FROM json_each(@fragments))))`;
+           AND (f.fragment_id IN (SELECT value FROM json_each(@ids))
+                OR (f.fragment_id, f.version) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@pairs)))))`;
     const keyset = '(@afterLocation IS NULL OR (l.name, r.name, r.id) > (@afterLocation, @afterName, @afterId))';
     const columns = 'SELECT r.id, r.name, r.location_id, l.name AS location_name FROM locations l JOIN robots r ON r.location_id = l.id';
     const branches = [`${columns} WHERE l.id IN (SELECT value FROM json_each(@locations)) AND ${fragmentFilter} AND ${keyset}`];
@@ -381,30 +391,43 @@ export class MachineStore {
       .all({
         locations: JSON.stringify(filter.locationIds),
         robots: JSON.stringify(filter.robotIds),
-        fragments: JSON.stringify(filter.fragmentIds),
+        filtered: filter.uses === null ? 0 : 1,
+        ids: JSON.stringify(filter.uses?.ids ?? []),
+        pairs: JSON.stringify((filter.uses?.pairs ?? []).map((p) => [p.fragmentId, p.version])),
         afterLocation: afterLocation ?? null,
         afterName: afterName ?? null,
         afterId: afterId ?? null,
         size: filter.size,
       }) as { id: string; name: string; location_id: string; location_name: string }[];
-    // The fragment ids of a config are read in SQL: most configs name none, and no config text crosses into JS.
+    const robotIds = JSON.stringify(rows.map((r) => r.id));
     const parts = this.db
       .prepare(
-        `SELECT robot_id, id, name, main_part, fqdn, last_access, marked_for_restart,
-                CASE WHEN json_type(config_json, '$.fragments') = 'array' THEN
-                  (SELECT json_group_array(CASE f.type WHEN 'text' THEN f.value WHEN 'object' THEN json_extract(f.value, '$.id') END)
-                     FROM json_each(config_json, '$.fragments') f WHERE f.type = 'text' OR json_type(f.value, '$.id') = 'text')
-                END AS fragments
+        `SELECT robot_id, id, name, main_part, fqdn, last_access, marked_for_restart
            FROM robot_parts WHERE robot_id IN (SELECT value FROM json_each(?)) ORDER BY robot_id, main_part DESC, created_on, id`,
       )
-      .all(JSON.stringify(rows.map((r) => r.id))) as (Pick<PartRow, 'robot_id' | 'id' | 'name' | 'main_part' | 'fqdn' | 'last_access' | 'marked_for_restart'> & { fragments: string | null })[];
+      .all(robotIds) as Pick<PartRow, 'robot_id' | 'id' | 'name' | 'main_part' | 'fqdn' | 'last_access' | 'marked_for_restart'>[];
+    // What the configs name, from the index the schema keeps (migration 0012): no config text is read.
+    const refs = this.db
+      .prepare(
+        `SELECT p.robot_id, f.fragment_id, f.version FROM robot_parts p JOIN part_fragment_refs f ON f.part_id = p.id
+          WHERE p.robot_id IN (SELECT value FROM json_each(?)) ORDER BY p.robot_id, p.main_part DESC, p.created_on, p.id, f.position`,
+      )
+      .all(robotIds) as { robot_id: string; fragment_id: string; version: string }[];
     const byRobot = new Map<string, { summaries: PartSummary[]; fragments: Set<string>; last: string | null }>();
+    const entryOf = (robotId: string) => {
+      let entry = byRobot.get(robotId);
+      if (entry === undefined) byRobot.set(robotId, (entry = { summaries: [], fragments: new Set(), last: null }));
+      return entry;
+    };
     for (const p of parts) {
-      let entry = byRobot.get(p.robot_id);
-      if (entry === undefined) byRobot.set(p.robot_id, (entry = { summaries: [], fragments: new Set(), last: null }));
+      const entry = entryOf(p.robot_id);
       entry.summaries.push({ partId: p.id, partName: p.name, mainPart: p.main_part === 1, fqdn: p.fqdn, lastAccess: date(p.last_access), markedForRestart: p.marked_for_restart === 1 });
-      if (p.fragments !== null) for (const f of JSON.parse(p.fragments) as string[]) entry.fragments.add(f);
       if (p.last_access !== null && (entry.last === null || p.last_access > entry.last)) entry.last = p.last_access;
+    }
+    for (const ref of refs) {
+      const entry = entryOf(ref.robot_id);
+      entry.fragments.add(ref.fragment_id);
+      for (const id of filter.nested(ref.fragment_id, ref.version)) entry.fragments.add(id);
     }
     return rows.map((r) => {
       const entry = byRobot.get(r.id);

@@ -15,7 +15,8 @@
  * which one table row cannot name: moving a location (locations/handlers.ts) or a machine
  * (machines/handlers.ts) checks the destination, GetRobotPartByNameAndLocation the part it found by
  * name, a custom training job its script, GetAppContent and GetAppBranding the app's module,
- * ShareLocation that the other organization exists, ListMachineFragments its additional fragments. Nothing decides a role any other way.
+ * ShareLocation that the other organization exists, ListMachineFragments its additional fragments.
+ * Nothing decides a role any other way.
  *
  * This is the kernel: every domain may import it, and it imports no domain.
  */

@@ -102,6 +102,8 @@ const CASES: Case[] = [
   { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
   // Fragments: read_fragment and write_fragment are the organization's (organization roles only); a public fragment is read by anyone signed in.
   { method: 'listFragments', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) },
+  // read_robot_config: what the machine's configs use, private fragments of its organization included.
+  { method: 'listMachineFragments', level: 'robot', need: 'operator', request: (w) => ({ machineId: w.robotId }) },
   { method: 'getFragment', label: 'getFragment of a private fragment', level: 'registry', need: 'sees', request: (w) => ({ fragmentId: w.privateFragmentId }) },
   { method: 'getFragment', label: 'getFragment of a public fragment', level: 'none', need: 'authenticated', request: (w) => ({ fragmentId: w.publicFragmentId }) },
   { method: 'createFragment', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, name: 'New fragment' }) },
@@ -289,10 +291,10 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the eight of fragments and the eight of ML training, which are every operation in the permission tables', () => {
+it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the nine of fragments and the eight of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(70);
+  expect(covered.size).toBe(71);
   expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
   expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
-  expect(Object.keys(appRules)).toHaveLength(62);
+  expect(Object.keys(appRules)).toHaveLength(63);
 });

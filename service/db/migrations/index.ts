@@ -11,6 +11,7 @@ import { registry } from './0009_registry';
 import { training } from './0010_training';
 import { partHistory } from './0011_part_history';
 import { fragments } from './0012_fragments';
+import { defaultFragments } from './0013_default_fragments';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments];
