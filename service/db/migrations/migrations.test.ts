@@ -624,3 +624,38 @@ describe('0012 fragments', () => {
     for (const table of ['fragments', 'fragment_revisions', 'part_fragment_refs']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
   });
 });
+
+describe('0013 default_fragments', () => {
+  const FRAG = '77777777-7777-4777-8777-777777777777';
+  const OTHER = '88888888-8888-4888-8888-888888888888';
+  function fleet(): Database.Database {
+    const db = migratedTo(13);
+    for (const [id, name] of [[ORG, 'Acme'], [OTHER, 'Beta']]) db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(id, name, NOW);
+    db.prepare("INSERT INTO fragments (id, organization_id, name, visibility, revision, created_on, last_updated) VALUES (?, ?, 'Base', 2, 1, ?, ?)").run(FRAG, ORG, NOW, NOW);
+    return db;
+  }
+  const entry = (db: Database.Database, org: string, position: number, fragment = FRAG, version = '') =>
+    db.prepare('INSERT INTO organization_default_fragments (organization_id, position, fragment_id, version) VALUES (?, ?, ?, ?)').run(org, position, fragment, version);
+
+  it('creates a STRICT table of ordered entries, indexed by fragment', () => {
+    const db = migratedTo(13);
+    expect(isStrict(db, 'organization_default_fragments')).toBe(true);
+    expect(columns(db, 'organization_default_fragments')).toEqual({ organization_id: 'TEXT NOT NULL PK', position: 'INTEGER NOT NULL PK', fragment_id: 'TEXT NOT NULL', version: 'TEXT NOT NULL' });
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT organization_id FROM organization_default_fragments WHERE fragment_id = ? AND version = ''`).all(FRAG) as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/organization_default_fragments_by_fragment/);
+  });
+
+  it('refuses unknown fragments, a position taken twice and long versions; entries go with their organization and their fragment', () => {
+    const db = fleet();
+    entry(db, ORG, 0);
+    entry(db, OTHER, 0, FRAG, 'stable');
+    expect(() => entry(db, ORG, 0)).toThrow(/UNIQUE|PRIMARY/);
+    expect(() => entry(db, ORG, 1, OTHER)).toThrow(/FOREIGN KEY/);
+    expect(() => entry(db, ORG, -1)).toThrow(/CHECK/);
+    expect(() => entry(db, ORG, 2, FRAG, 'x'.repeat(61))).toThrow(/CHECK/);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(OTHER);
+    expect(db.prepare('SELECT organization_id FROM organization_default_fragments').pluck().all()).toEqual([ORG]);
+    db.prepare('DELETE FROM fragments WHERE id = ?').run(FRAG);
+    expect(db.prepare('SELECT count(*) FROM organization_default_fragments').pluck().get()).toBe(0);
+  });
+});
