@@ -66,6 +66,8 @@ const anyJsonText = fc.oneof(
 
 /** A training job of the target organization, so that random requests hit a real one too. */
 const JOB_ID = '11111111-1111-4111-8111-111111111111';
+/** Real resources of the target organization, filled before the properties run: fragments (one nesting the other), a machine and its main part. */
+const real = { fragments: [] as string[], robotId: '', partId: '' };
 
 const fileInfo = fc.record({ moduleId: fc.oneof(anyString, fc.constant('target-co:x')), version: fc.oneof(anyString, fc.constant('1.0.0')), platform: fc.oneof(anyString, fc.constant('linux/any')) });
 
@@ -83,7 +85,15 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'visibility') return typeof defaultValue === 'number' ? anyNumber : fc.option(anyNumber, { nil: undefined });
   if (name === 'public' || name === 'showPublic') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'registryItemId') return fc.oneof(anyString, fc.constant('target-co:trainer'), fc.constant('target-co:x'));
-  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID));
+  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID), ...real.fragments.map((f) => fc.constant(f)));
+  // Real machines, parts and fragments too, so that random configs, versions and tags reach the stores.
+  if (name === 'fragmentId' || name === 'additionalFragmentIds' || name === 'fragmentIds') {
+    const ids = fc.oneof(anyString, ...real.fragments.map((f) => fc.constant(f)));
+    return name === 'fragmentId' ? ids : fc.oneof(anyList, fc.array(ids, { maxLength: 4 }));
+  }
+  if (name === 'robotPartId') return fc.oneof(anyString, fc.constant(real.partId));
+  if (name === 'machineId' || name === 'robotId') return fc.oneof(anyString, fc.constant(real.robotId));
+  if (name === 'version' && typeof defaultValue === 'string') return fc.oneof(anyString, fc.constantFrom('1', '2', 'stable', 'v1'));
   if (name === 'models') return fc.array(fc.record({ api: anyString, model: anyString }), { maxLength: 3 });
   if (name === 'apps') return fc.array(fc.record({ name: anyString, type: anyNumber, entrypoint: anyString, logoPath: anyString, customizations: fc.constant({}), fragmentIds: fc.array(anyString, { maxLength: 2 }) }), { maxLength: 3 });
   if (name === 'moduleFileInfo') return fc.option(fileInfo, { nil: undefined });
@@ -141,7 +151,13 @@ beforeAll(async () => {
   // Something to aim at: random requests hit real resources as well as unknown ones.
   const orgId = (await appCall(t, 'createOrganization', { name: 'Target Co' }, owner)).organization!.id;
   const locationId = (await appCall(t, 'createLocation', { orgId, name: 'Target Site' }, owner)).location!.id;
-  await appCall(t, 'newRobot', { name: 'target', locationId }, owner);
+  real.robotId = (await appCall(t, 'newRobot', { name: 'target', locationId }, owner)).id;
+  real.partId = (await appCall(t, 'getRobotParts', { robotId: real.robotId }, owner)).parts[0]!.id;
+  const leaf = (await appCall(t, 'createFragment', { orgId, name: 'Target leaf', config: { components: [{ name: 'cam', type: 'camera' }] } }, owner)).fragment!.id;
+  await appCall(t, 'setFragmentTag', { fragmentId: leaf, tag: 'stable' }, owner);
+  const parent = (await appCall(t, 'createFragment', { orgId, name: 'Target parent', config: { fragments: [leaf] }, visibility: 2 }, owner)).fragment!.id;
+  real.fragments.push(leaf, parent);
+  await appCall(t, 'updateRobotPart', { robotPartId: real.partId, name: 'target-main', robotConfig: { fragments: [parent] } }, owner);
   await appCall(t, 'updateOrganization', { orgId, publicNamespace: 'target-co' }, owner);
   const { moduleId } = await appCall(t, 'createModule', { orgId, name: 'x' }, owner);
   await appCall(t, 'updateModule', { moduleId, url: 'https://example.com/x', entrypoint: 'run' }, owner);

@@ -86,6 +86,19 @@ describe('UpdateRobotPart', () => {
     await expectError(appCall(t, 'updateRobotPart', { robotPartId: '00000000-0000-4000-8000-000000000000', name: 'x' }, owner), { code: status.NOT_FOUND, reason: 'ROBOT_PART_NOT_FOUND' });
   });
 
+  it('needs owner on the machine: a machine owner saves, a machine operator reads the history but may not save', async () => {
+    const { robotId, part } = await machine();
+    const machineOwner = await scopedKey(t, [{ resourceType: 'robot', resourceId: robotId, role: 'owner', organizationId: orgId }]);
+    const machineOperator = await scopedKey(t, [{ resourceType: 'robot', resourceId: robotId, role: 'operator', organizationId: orgId }]);
+    await appCall(t, 'updateRobotPart', { robotPartId: part.id, name: part.name, robotConfigJson: '{"by": "machine owner"}' }, machineOwner.metadata);
+    await expectError(appCall(t, 'updateRobotPart', { robotPartId: part.id, name: part.name, robotConfigJson: '{}' }, machineOperator.metadata), {
+      code: status.PERMISSION_DENIED,
+      reason: 'PERMISSION_DENIED',
+      message: /needs owner on the machine of part/,
+    });
+    expect((await history(part.id, machineOperator.metadata)).map((e) => e.editedBy!.identityId)).toEqual([machineOwner.keyId]);
+  });
+
   it('last_known_update earlier than the stored config is ABORTED (STALE_UPDATE); the current one goes through; absent overwrites', async () => {
     const { part } = await machine();
     const first = (await read(part.id)).part!.lastUpdated!;
