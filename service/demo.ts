@@ -204,7 +204,7 @@ class Seeder {
     );
     this.insertSecret = db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)');
     this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s, log_per_min) VALUES (?, ?, ?, ?, ?, ?)');
-    this.insertFragmentRef = db.prepare('INSERT INTO part_fragment_refs (part_id, position, fragment_id, version) VALUES (?, ?, ?, ?)');
+    this.insertFragmentRef = db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
     this.insertHistory = db.prepare(
       `INSERT INTO robot_part_history (part_id, edited_on, editor_type, editor_id, editor_name, name, config_json, main_part, marked_for_restart, secrets, last_updated)
        VALUES (?, ?, ?, ?, ?, ?, ?, 1, 0, ?, ?)`,
@@ -279,7 +279,7 @@ class Seeder {
       this.insertSecret.run(secretId, partId, randomBytes(24).toString('base64url'), created);
       if (main !== undefined) this.history(partId, partName, created, secretId, main);
       // The index of what configs name, as the machines store keeps it for the parts it writes.
-      for (const r of fragmentRefRows(config)) this.insertFragmentRef.run(partId, r.position, r.fragmentId, r.version);
+      for (const r of fragmentRefRows(config)) this.insertFragmentRef.run(partId, id, r.position, r.fragmentId, r.version);
       // Log rates vary by part: a chatty main part, quieter extras, one in five silent.
       const logPerMin = !this.logs || this.logRandom() < 0.2 ? 0 : Math.round(index === 0 ? 6 + this.logRandom() * 84 : 2 + this.logRandom() * 28);
       if (own === 'steady') this.insertSimulation.run(partId, 'steady', this.between(2, 4), 1, this.between(0, 9), logPerMin);

@@ -83,13 +83,16 @@ export const fragments: Migration = {
     CREATE TABLE part_fragment_refs (
       part_id     TEXT NOT NULL REFERENCES robot_parts (id) ON DELETE CASCADE,
       position    INTEGER NOT NULL,
+      -- The part's machine (a part never changes machine): ListMachineSummaries filters machines by it.
+      robot_id    TEXT NOT NULL,
       fragment_id TEXT NOT NULL,
       version     TEXT NOT NULL,
       PRIMARY KEY (part_id, position)
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX part_fragment_refs_by_fragment ON part_fragment_refs (fragment_id, version, part_id);
+    CREATE INDEX part_fragment_refs_by_robot ON part_fragment_refs (robot_id, fragment_id, version);
 
-    INSERT INTO part_fragment_refs (part_id, position, fragment_id, version)
-      ${refsOf('p.id', 'p.config_json', 'robot_parts p, ')};
+    INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version)
+      ${refsOf('p.id, p.robot_id', 'p.config_json', 'robot_parts p, ')};
   `,
 };

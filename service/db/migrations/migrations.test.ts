@@ -578,6 +578,7 @@ describe('0012 fragments', () => {
     const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((p) => p.detail).join();
     expect(plan("SELECT part_id FROM part_fragment_refs WHERE fragment_id = 'a' AND version = ''")).toMatch(/part_fragment_refs_by_fragment/);
     expect(plan("SELECT fragment_id FROM fragment_refs WHERE ref_id = 'a'")).toMatch(/fragment_refs_by_ref/);
+    expect(plan(`SELECT 1 FROM part_fragment_refs WHERE robot_id = '${ROBOT}' AND fragment_id = 'a'`)).toMatch(/part_fragment_refs_by_robot/);
   });
 
   it("indexes the fragments existing parts' configs name (the stores index what they write from then on)", () => {
@@ -588,8 +589,9 @@ describe('0012 fragments', () => {
       { position: 2, fragment_id: 'c', version: '' },
       { position: 5, fragment_id: 'd', version: '' },
     ]);
-    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, position, fragment_id, version) VALUES (?, 9, 'x', '')").run(KEY)).toThrow(/FOREIGN KEY/);
-    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, position, fragment_id, version) VALUES (?, 0, 'x', '')").run(PART)).toThrow(/UNIQUE|PRIMARY/);
+    expect(db.prepare('SELECT DISTINCT robot_id FROM part_fragment_refs').pluck().all()).toEqual([ROBOT]);
+    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, 9, 'x', '')").run(KEY, ROBOT)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, 0, 'x', '')").run(PART, ROBOT)).toThrow(/UNIQUE|PRIMARY/);
     db.prepare('DELETE FROM robots').run();
     expect(refs(db)).toEqual([]);
   });
