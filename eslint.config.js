@@ -1,7 +1,8 @@
 // Lint, including the layer rules that keep the processes apart (docs/ARCHITECTURE.md):
 // renderer never imports main, service or preload; common imports neither electron, nor Node, nor
 // anything of ours; service never imports main, renderer, preload or common; db/ (the migration runner
-// both the service and main use) imports nothing of ours; only main/shell, main/index.ts and the
+// both the service and main use) and fleetconfig/ (configs and fragment resolution, which both use
+// too; no Node either) import nothing of ours; only main/shell, main/index.ts and the
 // preload import electron. test/lint/layers.test.ts proves each rule fires.
 //
 // The layers are one core rule, `no-restricted-imports`, per folder: it matches import strings, so
@@ -198,6 +199,12 @@ export default tseslint.config(
     // The migration runner both the service and main's cache use; it knows neither schema.
     files: ['db/**'],
     rules: { 'no-restricted-imports': layer({ forbid: ['main', 'service', 'renderer', 'preload', 'common', 'proto'], why: 'db/ is shared by the service and main, so it imports nothing of ours.' }) },
+  },
+  {
+    // Configs, fragments and their resolution, which the service and main share: pure (no Node), so it
+    // runs wherever a config is edited or checked.
+    files: ['fleetconfig/**'],
+    rules: { 'no-restricted-imports': layer({ node: false, forbid: ['main', 'service', 'renderer', 'preload', 'common', 'proto', 'db'], why: 'fleetconfig/ is shared by the service and main, so it imports nothing of ours.' }) },
   },
   // main, inside: domains are leaves on a kernel (docs/ARCHITECTURE.md, "Inside main"). A domain
   // folder holds one domain's handlers, cache tables and jobs, watchers and conversions; the kernel is

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 // Unit tests beside their code, cross-process tests in test/. Playwright specs (*.spec.ts) are not vitest's.
-const unitFiles = ['{main,preload,common,service,renderer,db}/**/*.test.ts'];
+const unitFiles = ['{main,preload,common,service,renderer,db,fleetconfig}/**/*.test.ts'];
 // Unit files that replace modules, globals or the environment (vi.mock, vi.stubGlobal, process.env writes):
 // they keep a process of their own, as every cross-process test does.
 const ownProcess = [

@@ -138,6 +138,16 @@ export const Reason = {
   REGISTRY_ITEM_WRONG_TYPE: 'REGISTRY_ITEM_WRONG_TYPE',
   /** RESOURCE_EXHAUSTED: a training job submitted to an organization already holding the most PENDING jobs the service queues (--max-pending-jobs). */
   TRAINING_QUEUE_FULL: 'TRAINING_QUEUE_FULL',
+  /** INVALID_ARGUMENT: a part or fragment config that is no JSON object, is too large or deep, or does not resolve (a malformed `fragments`/`fragment_mods` entry, an unknown or unreadable fragment or version, a fragment naming itself, a cycle, nesting past 5 levels); the message says which and where. */
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  /** ABORTED: `last_known_update` is earlier than the stored last_updated: someone changed it since the caller read it. */
+  STALE_UPDATE: 'STALE_UPDATE',
+  /** NOT_FOUND: a fragment has no such revision or tag. */
+  FRAGMENT_VERSION_NOT_FOUND: 'FRAGMENT_VERSION_NOT_FOUND',
+  /** INVALID_ARGUMENT: UpdateFragment's deprecated `public` and its `visibility` disagree. */
+  VISIBILITY_CONFLICT: 'VISIBILITY_CONFLICT',
+  /** FAILED_PRECONDITION: DeleteFragment of a fragment machine parts, other fragments or another organization's default fragments still use. */
+  FRAGMENT_IN_USE: 'FRAGMENT_IN_USE',
   /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */

@@ -28,17 +28,22 @@ import { createLogHandlers } from './logs/handlers';
 import { LogFeed } from './logs/feed';
 import { logRules } from './logs/rules';
 import { LogStore } from './logs/store';
-import { createMachineHandlers } from './machines/handlers';
+import type { EditorInfo } from '../proto/gen/fleet/app/v1/access';
+import { createFragmentHandlers } from './fragments/handlers';
+import { configIssues } from './fragments/resolve';
+import { fragmentRules } from './fragments/rules';
+import { FragmentStore } from './fragments/store';
+import { createMachineHandlers, type PartConfigs } from './machines/handlers';
 import { machineRules } from './machines/rules';
 import { MachineStore } from './machines/store';
-import { createOrgHandlers } from './orgs/handlers';
+import { createOrgHandlers, importsAsConfig } from './orgs/handlers';
 import { orgRules } from './orgs/rules';
 import { PageTokens } from './paging';
 import { Permissions } from './permissions/engine';
 import { mergeRules } from './permissions/rules';
 import { addHealthAndReflection } from './reflection';
 import { OrgStore } from './orgs/store';
-import { addService } from './rpc';
+import { addService, type Caller } from './rpc';
 import { startSimulator } from './simulator';
 import { RegistryFiles } from './registry/files';
 import { checkRegistry, describeCheck, type RegistryCheck } from './registry/check';
@@ -56,7 +61,7 @@ export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
 // One table per service from every domain's rows (a new domain adds its rules here); exported for
 // the tests that check every operation against them.
-export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules);
+export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules, fragmentRules);
 export { trainingRules };
 
 /** The service's SQLite database, inside the data dir. */
@@ -264,15 +269,29 @@ function register(
   const authorizations = new Authorizations(db);
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
+  // History entries name the caller as it was: its key's name at the time of the change.
+  const editorOf = (caller: Caller): EditorInfo => ({ identityType: caller.identity.type, identityId: caller.identity.id, displayName: keys.name(caller.keyId) ?? '' });
+  const fragments = new FragmentStore(db);
+  const machines = new MachineStore(db, authorizations);
+  const orgs = new OrgStore(db, authorizations);
+  // Machines, organizations and fragments need each other: a part config's (and an organization's
+  // default fragments') fragments must resolve, a new machine starts with its organization's default
+  // fragments, machines are listed by fragment, and a fragment counts and lists what uses it.
+  const partConfigs: PartConfigs = { blockingIssues: (config, orgId, grants) => configIssues(fragments, config, orgId, grants) };
+  const newMachineConfig = (orgId: string) => {
+    const defaults = orgs.defaultFragments(orgId);
+    return defaults.length === 0 ? '{}' : JSON.stringify(importsAsConfig(defaults));
+  };
   addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
   addService(
     server,
     AppServiceService,
     {
       authenticated: {
-        ...createOrgHandlers(new OrgStore(db, authorizations)),
+        ...createOrgHandlers(orgs, partConfigs),
         ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
-        ...createMachineHandlers(new MachineStore(db, authorizations), permissions, pages),
+        ...createMachineHandlers(machines, permissions, pages, { configs: partConfigs, fragments, editorOf, newMachineConfig }),
+        ...createFragmentHandlers(fragments, permissions, pages, { parts: { countParts: (uses) => machines.countPartsUsing(uses) }, machines, orgs, editorOf }),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
         ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },

@@ -1,11 +1,13 @@
 /**
  * The request-shape rules of docs/PROTOCOL.md section 6, shared by every handler: ids, display
- * names, public namespaces, user-defined metadata, registry item names and ids. Each throws INVALID_ARGUMENT naming
+ * names, public namespaces, user-defined metadata, registry item names and ids (and how a config that
+ * does not resolve is refused, which parts and fragments share). Each throws INVALID_ARGUMENT naming
  * the field, with a message that says what is wrong; none looks anything up (shape comes before
  * existence in the order of checks).
  */
 import { FleetError, invalidArgument, Reason } from './errors';
 import { status } from '@grpc/grpc-js';
+import type { ConfigIssue } from '../fleetconfig';
 
 /** Longest id the protocol accepts; a longer one is INVALID_ARGUMENT rather than NOT_FOUND. */
 export const MAX_ID_LENGTH = 200;
@@ -116,4 +118,14 @@ export function registryId(field: string, value: string): string {
   }
   if (!NAME.test(value.slice(colon + 1))) throw invalidArgument(field, Reason.FIELD_INVALID, `the name in ${field} may hold only lowercase letters, digits, "-" and "_"`);
   return value;
+}
+
+/**
+ * CONFIG_INVALID for a config that does not resolve (a part's or a fragment's; docs/PROTOCOL.md, "How
+ * a config resolves"): the first three blocking issues in the order found, each saying where and what.
+ */
+export function configInvalid(field: string, issues: readonly ConfigIssue[]): FleetError {
+  const shown = issues.slice(0, 3).map((i) => i.message);
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return invalidArgument(field, Reason.CONFIG_INVALID, `the config cannot be stored: ${shown.join('; ')}${more}`);
 }

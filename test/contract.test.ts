@@ -228,9 +228,13 @@ const STREAMING: Readonly<Record<string, { requestStream: boolean; responseStrea
 /** Asserts `ops` are exactly the methods of the service, in the generated code and in the descriptor. */
 /**
  * RPCs the contract adds to the spec's operations (backwards compatible within v1), each described
- * in docs/PROTOCOL.md: resumable uploads need a way to ask what the service holds.
+ * in docs/PROTOCOL.md: resumable uploads need a way to ask what the service holds, and fragment tags a
+ * way to be set.
  */
-const ADDED_RPCS: Readonly<Record<string, readonly string[]>> = { 'fleet.app.v1.AppService': ['GetModuleFileUpload', 'ListRegistryItemVersions'], 'fleet.mltraining.v1.MLTrainingService': ['ListTrainingDatasets', 'ListModelVersions'] };
+const ADDED_RPCS: Readonly<Record<string, readonly string[]>> = {
+  'fleet.app.v1.AppService': ['GetModuleFileUpload', 'ListRegistryItemVersions', 'SetFragmentTag', 'DeleteFragmentTag'],
+  'fleet.mltraining.v1.MLTrainingService': ['ListTrainingDatasets', 'ListModelVersions'],
+};
 
 function checkService(pkg: string, serviceName: string, generated: Readonly<Record<string, GeneratedMethod>>, ops: readonly SpecOperation[]): void {
   const { service: svc } = service(pkg, serviceName);

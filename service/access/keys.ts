@@ -125,6 +125,11 @@ export class ApiKeyStore {
       .run(HASH_SCHEME, salt, this.hash(salt, secret), id, LEGACY_SCHEME);
   }
 
+  /** The name of key `id` (deleted ones too), or undefined for an unknown id. */
+  name(id: string): string | undefined {
+    return this.db.prepare('SELECT name FROM api_keys WHERE id = ?').pluck().get(id) as string | undefined;
+  }
+
   /** Whether `id` names a key that exists and is not deleted. */
   isActive(id: string): boolean {
     return this.db.prepare('SELECT 1 FROM api_keys WHERE id = ? AND deleted_at IS NULL').get(id) !== undefined;

@@ -1,12 +1,53 @@
 import { status } from '@grpc/grpc-js';
+import type { ConfigIssue, JsonObject } from '../../fleetconfig';
+import type { EditorInfo } from '../../proto/gen/fleet/app/v1/access';
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { FleetError, present, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
-import type { LocationTarget, Permissions } from '../permissions/engine';
+import type { Grant, LocationTarget, Permissions } from '../permissions/engine';
 import { partOf, robotOf, targetOf } from '../permissions/resources';
-import type { CallContext, UnaryHandlers } from '../rpc';
-import { displayName, metadataJson, metadataObject, notFound } from '../validate';
+import type { CallContext, Caller, UnaryHandlers } from '../rpc';
+import { configInvalid, displayName, metadataJson, metadataObject, notFound } from '../validate';
 import type { MachineStore } from './store';
+import { givenConfig } from './validate';
+
+/**
+ * What storing a part config needs of the fragments, which the fragments domain keeps (handed in by
+ * server.ts, since a domain imports no other domain).
+ */
+export interface PartConfigs {
+  /**
+   * The blocking issues of `config` as the config of a part of organization `orgId`
+   * (docs/PROTOCOL.md, "How a config resolves"); empty when it may be stored. `grants` are the
+   * caller's: a fragment the caller sees but the organization may not use is called unreadable,
+   * any other missing one unknown (existence never leaks).
+   */
+  blockingIssues(config: JsonObject, orgId: string, grants: readonly Grant[]): ConfigIssue[];
+}
+
+/**
+ * What listing machines by fragment needs of the fragments domain: the fragment graph, walked there
+ * (versions resolve through revisions and tags it keeps).
+ */
+export interface FragmentGraph {
+  /** What names any of `ids`, directly or through other fragments: those ids at any version, and each (fragment, version) that resolves to a revision nesting one of them. */
+  usesOf(ids: readonly string[]): { readonly ids: readonly string[]; readonly pairs: readonly { readonly fragmentId: string; readonly version: string }[] };
+  /** The ids of the fragments that fragment `id` at `version` ('' for the latest) nests, at any depth; none when unknown. */
+  nestedIds(id: string, version: string): string[];
+}
+
+/** What the machine handlers need of other domains, handed in by server.ts. */
+export interface MachineDeps {
+  readonly configs: PartConfigs;
+  readonly fragments: FragmentGraph;
+  /** The caller as a history entry names it (the access domain knows key names). */
+  readonly editorOf: (caller: Caller) => EditorInfo;
+  /** The config a new machine's main part starts with: its organization's default fragments (the organizations domain keeps them). */
+  readonly newMachineConfig: (orgId: string) => string;
+}
+
+/** Part history pages: the protocol's default and largest page (section 7). */
+const HISTORY_PAGE = { size: 100, max: 1000 };
 
 const nameTaken = (what: string, name: string, where: string) =>
   new FleetError(status.ALREADY_EXISTS, Reason.NAME_TAKEN, `${where} has a ${what} named ${JSON.stringify(name)} already; names are unique within a location`);
@@ -22,7 +63,7 @@ function asNameTaken<T>(what: string, name: string, where: string, run: () => T)
 }
 
 /** AppService's machine and part calls. Permissions are checked by the rule table (rules.ts) before these run; a move and a part found by name ask the engine about the second resource. */
-export function createMachineHandlers(machines: MachineStore, permissions: Permissions, tokens: PageTokens): UnaryHandlers<AppServiceService, CallContext> {
+export function createMachineHandlers(machines: MachineStore, permissions: Permissions, tokens: PageTokens, deps: MachineDeps): UnaryHandlers<AppServiceService, CallContext> {
   const where = (location: LocationTarget) => `location ${JSON.stringify(location.name)}`;
   return {
     async newRobot(request, ctx) {
@@ -31,7 +72,7 @@ export function createMachineHandlers(machines: MachineStore, permissions: Permi
       if (machines.robotNameTaken(location.id, name)) throw nameTaken('machine', name, where(location));
       const [mainTaken] = machines.partNamesTaken(location.id, [`${name}-main`]);
       if (mainTaken !== undefined) throw nameTaken('part', mainTaken, where(location));
-      return { id: asNameTaken('machine', name, where(location), () => machines.newRobot(location.id, name)) };
+      return { id: asNameTaken('machine', name, where(location), () => machines.newRobot(location.id, name, { configJson: deps.newMachineConfig(location.orgId) })) };
     },
 
     async getRobot(_request, ctx) {
@@ -138,13 +179,55 @@ export function createMachineHandlers(machines: MachineStore, permissions: Permi
 
     async markPartAsMain(_request, ctx) {
       const part = partOf(ctx);
-      machines.markMain(part.robot.id, part.id);
+      machines.markMain(part.robot.id, part.id, deps.editorOf(ctx.caller));
       return {};
     },
 
     async markPartForRestart(_request, ctx) {
-      machines.markForRestart(partOf(ctx).id);
+      machines.markForRestart(partOf(ctx).id, deps.editorOf(ctx.caller));
       return {};
+    },
+
+    async updateRobotPart(request, ctx) {
+      const part = partOf(ctx);
+      const name = displayName('name', request.name);
+      const given = givenConfig(request);
+      const location = part.robot.location;
+      if (name !== part.name && machines.partNamesTaken(location.id, [name]).length > 0) throw nameTaken('part', name, where(location));
+      const outcome = asNameTaken('part', name, where(location), () =>
+        machines.updatePart(part.id, given === undefined ? { name } : { name, configJson: given.text }, {
+          expected: request.lastKnownUpdate,
+          editor: deps.editorOf(ctx.caller),
+          verify: () => {
+            if (given === undefined) return;
+            const issues = deps.configs.blockingIssues(given.config, location.orgId, ctx.grants);
+            if (issues.length > 0) throw configInvalid(given.field, issues);
+          },
+        }),
+      );
+      if (!outcome.ok) {
+        throw new FleetError(
+          status.ABORTED,
+          Reason.STALE_UPDATE,
+          `part ${JSON.stringify(part.name)} was changed at ${outcome.storedLastUpdated.toISOString()}, after the last_known_update given (${request.lastKnownUpdate?.toISOString() ?? ''}); read it again, merge your change into it, and save with its last_updated`,
+        );
+      }
+      return { part: outcome.part };
+    },
+
+    async getRobotPartHistory(request, ctx) {
+      const part = partOf(ctx);
+      const size = pageSize('page_size', request.pageSize, HISTORY_PAGE);
+      const fingerprint = PageTokens.fingerprint('GetRobotPartHistory', { partId: part.id });
+      const cursor = tokens.read(fingerprint, request.pageToken);
+      // One more than asked: whether another page follows.
+      const rows = machines.history(part.id, cursor?.after, size + 1);
+      const page = rows.slice(0, size);
+      const last = page.at(-1);
+      return {
+        history: page.map((r) => r.entry),
+        nextPageToken: rows.length > size && last !== undefined ? tokens.issue(fingerprint, { after: last.key, returned: (cursor?.returned ?? 0) + page.length }) : '',
+      };
     },
 
     async getRobotMetadata(_request, ctx) {
@@ -193,7 +276,16 @@ export function createMachineHandlers(machines: MachineStore, permissions: Permi
       const robotIds = wanted === null ? robotGrants : machines.robotsIn(robotGrants, wanted);
 
       const take = Math.min(size, remaining);
-      const rows = machines.summaries({ locationIds, robotIds, fragmentIds: request.fragmentIds, after: cursor?.after, size: take + 1 });
+      // One walk of the fragment graph per page, and each fragment's nesting looked up once.
+      const uses = request.fragmentIds.length === 0 ? null : deps.fragments.usesOf(request.fragmentIds);
+      const nestedOnce = new Map<string, readonly string[]>();
+      const nested = (id: string, version: string) => {
+        const key = `${id}\u0000${version}`;
+        let found = nestedOnce.get(key);
+        if (found === undefined) nestedOnce.set(key, (found = deps.fragments.nestedIds(id, version)));
+        return found;
+      };
+      const rows = machines.summaries({ locationIds, robotIds, uses, nested, after: cursor?.after, size: take + 1 });
       const page = rows.slice(0, take);
       const last = page.at(-1);
       const total = returned + page.length;

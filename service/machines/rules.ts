@@ -2,6 +2,7 @@
 import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { location, org, part, robot, type Rules } from '../permissions/rules';
 import { displayName, idList, metadataJson, requiredId } from '../validate';
+import { givenConfig } from './validate';
 
 export const machineRules: Rules<typeof AppServiceService> = {
   getRobot: { resource: (r) => robot(r.robotId), need: 'operator' },
@@ -28,6 +29,18 @@ export const machineRules: Rules<typeof AppServiceService> = {
   deleteRobotPart: { resource: (r) => part(r.robotPartId), need: 'owner' },
   markPartAsMain: { resource: (r) => part(r.robotPartId), need: 'owner' },
   markPartForRestart: { resource: (r) => part(r.robotPartId), need: 'operator' },
+  // write_robot: a part's name and config are the machine's.
+  updateRobotPart: {
+    validate: (r) => {
+      requiredId('robot_part_id', r.robotPartId);
+      displayName('name', r.name);
+      givenConfig(r);
+    },
+    resource: (r) => part(r.robotPartId),
+    need: 'owner',
+  },
+  // read_robot_history.
+  getRobotPartHistory: { resource: (r) => part(r.robotPartId), need: 'operator' },
   listRobots: { resource: (r) => location(r.locationId), need: 'operator' },
   newRobot: {
     validate: (r) => {

@@ -15,7 +15,8 @@
  * which one table row cannot name: moving a location (locations/handlers.ts) or a machine
  * (machines/handlers.ts) checks the destination, GetRobotPartByNameAndLocation the part it found by
  * name, a custom training job its script, GetAppContent and GetAppBranding the app's module,
- * ShareLocation that the other organization exists. Nothing decides a role any other way.
+ * ShareLocation that the other organization exists, ListMachineFragments its additional fragments.
+ * Nothing decides a role any other way.
  *
  * This is the kernel: every domain may import it, and it imports no domain.
  */
@@ -102,6 +103,19 @@ export interface RegistryTarget {
   readonly visibility: number;
 }
 
+/**
+ * A fragment: public ones are seen by every authenticated caller, private ones by callers with a role
+ * on the owning organization itself; its roles are those held on that organization (a location or
+ * machine role says nothing about what the organization shares as fragments).
+ */
+export interface FragmentTarget {
+  readonly kind: 'fragment';
+  readonly id: string;
+  readonly orgId: string;
+  /** FragmentVisibility: 1 private, 2 public. */
+  readonly visibility: number;
+}
+
 /** A training job (fleet.mltraining.v1): seen and held as its organization is. */
 export interface TrainingJobTarget {
   readonly kind: 'trainingJob';
@@ -109,7 +123,7 @@ export interface TrainingJobTarget {
   readonly orgId: string;
 }
 
-export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget | RegistryTarget | TrainingJobTarget;
+export type Target = OrgTarget | LocationTarget | RobotTarget | PartTarget | RegistryTarget | FragmentTarget | TrainingJobTarget;
 export type TargetKind = Target['kind'];
 
 /** A location as listings and the readability rules need it (ListLocations, ListMachineSummaries). */
@@ -147,6 +161,7 @@ const NOT_FOUND_REASON: Record<TargetKind, { reason: Reason; what: string }> = {
   registry: { reason: Reason.REGISTRY_ITEM_NOT_FOUND, what: 'registry item' },
   module: { reason: Reason.MODULE_NOT_FOUND, what: 'module' },
   package: { reason: Reason.MODULE_NOT_FOUND, what: 'module' },
+  fragment: { reason: Reason.FRAGMENT_NOT_FOUND, what: 'fragment' },
   trainingJob: { reason: Reason.TRAINING_JOB_NOT_FOUND, what: 'training job' },
 };
 
@@ -154,6 +169,8 @@ const NOT_FOUND_REASON: Record<TargetKind, { reason: Reason; what: string }> = {
 const PRIVATE = 1;
 /** PACKAGE_TYPE_MODULE of fleet.app.v1.PackageType. */
 const MODULE = 2;
+/** FRAGMENT_VISIBILITY_PUBLIC of fleet.app.v1.FragmentVisibility. */
+const PUBLIC_FRAGMENT = 2;
 
 /** The permission engine: resolves what a rule names and decides whether the caller may use it. */
 export class Permissions {
@@ -183,6 +200,10 @@ export class Permissions {
       case 'module':
       case 'package':
         return this.registryItem(ref.id, ref.kind);
+      case 'fragment': {
+        const row = this.db.prepare('SELECT organization_id AS orgId, visibility FROM fragments WHERE id = ?').get(ref.id) as { orgId: string; visibility: number } | undefined;
+        return row === undefined ? undefined : { kind: 'fragment', id: ref.id, ...row };
+      }
       case 'trainingJob': {
         const orgId = this.db.prepare('SELECT organization_id FROM training_jobs WHERE id = ?').pluck().get(ref.id) as string | undefined;
         return orgId === undefined ? undefined : { kind: 'trainingJob', id: ref.id, orgId };
@@ -315,6 +336,8 @@ export class Permissions {
       case 'module':
       case 'package':
         return target.visibility !== PRIVATE || grants.some((g) => g.resourceType === 'organization' && g.resourceId === target.orgId);
+      case 'fragment':
+        return target.visibility === PUBLIC_FRAGMENT || grants.some((g) => g.resourceType === 'organization' && g.resourceId === target.orgId);
       case 'trainingJob':
         return seen.has(target.orgId);
     }
@@ -350,6 +373,10 @@ export class Permissions {
         // Only organization roles: a location or machine role says nothing about what the organization publishes.
         on('organization', [target.orgId]);
         break;
+      case 'fragment':
+        // Fragments are the organization's: only organization roles count.
+        on('organization', [target.orgId]);
+        break;
       case 'trainingJob':
         // Training is the organization's: only organization roles count.
         on('organization', [target.orgId]);
@@ -379,6 +406,9 @@ export class Permissions {
 export function permissionDenied(need: Role, target: Target, owning: boolean): FleetError {
   if (target.kind === 'registry' || target.kind === 'module' || target.kind === 'package') {
     return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on the organization of ${target.kind === 'registry' ? 'registry item' : 'module'} ${target.itemId}`);
+  }
+  if (target.kind === 'fragment') {
+    return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on organization ${target.orgId}, which owns fragment ${target.id}`);
   }
   if (target.kind === 'trainingJob') {
     return new FleetError(status.PERMISSION_DENIED, Reason.PERMISSION_DENIED, `this API key needs ${need} on organization ${target.orgId}, which owns training job ${target.id}`);

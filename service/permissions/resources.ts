@@ -1,10 +1,10 @@
 /**
  * The resource a call's rule resolved, as the kind the rule names. In the kernel because several
- * domains act on the same kinds (organizations, locations, machines, parts), and a domain may not
+ * domains act on the same kinds (organizations, locations, machines, parts, fragments), and a domain may not
  * import another domain's handlers for them. A mismatch is a bug in a rule table, not the caller's.
  */
 import type { CallContext } from '../rpc';
-import type { LocationTarget, OrgTarget, PartTarget, RobotTarget } from './engine';
+import type { FragmentTarget, LocationTarget, OrgTarget, PartTarget, RobotTarget } from './engine';
 
 function mismatch(ctx: CallContext, kind: string): Error {
   return new Error(`${ctx.method}: the permission table resolved ${ctx.target?.kind ?? 'nothing'}, not ${kind}`);
@@ -22,5 +22,10 @@ export function robotOf(ctx: CallContext): RobotTarget {
 
 export function partOf(ctx: CallContext): PartTarget {
   if (ctx.target?.kind !== 'part') throw mismatch(ctx, 'part');
+  return ctx.target;
+}
+
+export function fragmentOf(ctx: CallContext): FragmentTarget {
+  if (ctx.target?.kind !== 'fragment') throw mismatch(ctx, 'fragment');
   return ctx.target;
 }

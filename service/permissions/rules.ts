@@ -32,6 +32,7 @@ export const robot = (id: string, field = 'robot_id'): ResourceRef => ({ kind: '
 export const part = (id: string, field = 'robot_part_id'): ResourceRef => ({ kind: 'part', id: requiredId(field, id), field });
 export const registry = (id: string, field: string, kind: 'registry' | 'module' | 'package' = 'registry'): ResourceRef => ({ kind, id: registryId(field, id), field });
 export const trainingJob = (id: string, field = 'id'): ResourceRef => ({ kind: 'trainingJob', id: requiredId(field, id), field });
+export const fragment = (id: string, field = 'fragment_id'): ResourceRef => ({ kind: 'fragment', id: requiredId(field, id), field });
 /** For calls on nothing in particular. */
 export const none = () => null;
 

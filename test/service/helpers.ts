@@ -20,6 +20,7 @@ import * as machinesMessages from '../../proto/gen/fleet/app/v1/machines';
 import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
 import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
+import * as fragmentsMessages from '../../proto/gen/fleet/app/v1/fragments';
 import { DATABASE_FILE, startService, type RunningService, type ServiceOptions } from '../../service/server';
 
 /** A fresh temp directory; removed by the returned function. */
@@ -186,7 +187,7 @@ type UnaryNames = { [K in keyof AppServiceClient]: LastOverload<AppServiceClient
 export type RequestOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[0];
 export type ResponseOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[1];
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
 
 /**
  * Call AppService method `method` with a partial request (the rest takes proto3 defaults, as

@@ -12,6 +12,7 @@ import * as orgsMessages from '../../proto/gen/fleet/app/v1/orgs';
 import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
 import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
+import * as fragmentsMessages from '../../proto/gen/fleet/app/v1/fragments';
 import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
@@ -19,7 +20,7 @@ import { appRules, trainingRules } from '../../service/server';
 import { TrainingStore } from '../../service/training/store';
 import { appCall, call, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...trainingMessages } as unknown as Record<
+const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages, ...trainingMessages } as unknown as Record<
   string,
   { fromPartial(v: unknown): Record<string, unknown> }
 >;
@@ -55,21 +56,44 @@ const anyStruct = fc.oneof(
   fc.constant(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))),
 );
 
+/** JSON texts a config editor might send: objects (with fragments, mods), and what is no object. */
+const anyJsonText = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 })).map((o) => JSON.stringify(o)),
+  fc.constantFrom('{"fragments": ["x", {"id": 1}]}', '{"fragments": [{"id": "00000000-0000-4000-8000-000000000000", "version": "stable"}]}', '{"fragment_mods": [{"fragment_id": "x", "mods": [{"$set": {"a.b": 1}}]}]}', '{', '[]', 'null'),
+  fc.integer({ min: 90, max: 5000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
+);
+
 /** A training job of the target organization, so that random requests hit a real one too. */
 const JOB_ID = '11111111-1111-4111-8111-111111111111';
+/** Real resources of the target organization, filled before the properties run: fragments (one nesting the other), a machine and its main part. */
+const real = { fragments: [] as string[], robotId: '', partId: '' };
 
 const fileInfo = fc.record({ moduleId: fc.oneof(anyString, fc.constant('target-co:x')), version: fc.oneof(anyString, fc.constant('1.0.0')), platform: fc.oneof(anyString, fc.constant('linux/any')) });
 
 /** An arbitrary for each field of a request, from its proto3 default (and the few fields whose default says nothing). */
 function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unknown> {
-  if (name === 'metadata') return anyStruct;
+  if (name === 'metadata' || name === 'robotConfig' || name === 'config') return anyStruct;
+  if (name === 'robotConfigJson') return fc.option(fc.oneof(anyString, anyJsonText), { nil: undefined });
+  if (name === 'lastKnownUpdate') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (name === 'defaultFragments') return fc.option(fc.record({ fragments: fc.array(fc.record({ fragmentId: anyString, version: fc.option(anyString, { nil: undefined }) }), { maxLength: 3 }) }), { nil: undefined });
   if (name === 'numLogEntries') return fc.option(anyNumber, { nil: undefined });
   if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (name === 'types' || name === 'visibilities' || name === 'statuses') return fc.array(anyNumber, { maxLength: 5 });
+  // Optional enums and booleans (presence): absent or any value of their type.
+  if (name === 'visibility') return typeof defaultValue === 'number' ? anyNumber : fc.option(anyNumber, { nil: undefined });
+  if (name === 'public' || name === 'showPublic') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'registryItemId') return fc.oneof(anyString, fc.constant('target-co:trainer'), fc.constant('target-co:x'));
-  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID));
+  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID), ...real.fragments.map((f) => fc.constant(f)));
+  // Real machines, parts and fragments too, so that random configs, versions and tags reach the stores.
+  if (name === 'fragmentId' || name === 'additionalFragmentIds' || name === 'fragmentIds') {
+    const ids = fc.oneof(anyString, ...real.fragments.map((f) => fc.constant(f)));
+    return name === 'fragmentId' ? ids : fc.oneof(anyList, fc.array(ids, { maxLength: 4 }));
+  }
+  if (name === 'robotPartId') return fc.oneof(anyString, fc.constant(real.partId));
+  if (name === 'machineId' || name === 'robotId') return fc.oneof(anyString, fc.constant(real.robotId));
+  if (name === 'version' && typeof defaultValue === 'string') return fc.oneof(anyString, fc.constantFrom('1', '2', 'stable', 'v1'));
   if (name === 'models') return fc.array(fc.record({ api: anyString, model: anyString }), { maxLength: 3 });
   if (name === 'apps') return fc.array(fc.record({ name: anyString, type: anyNumber, entrypoint: anyString, logoPath: anyString, customizations: fc.constant({}), fragmentIds: fc.array(anyString, { maxLength: 2 }) }), { maxLength: 3 });
   if (name === 'moduleFileInfo') return fc.option(fileInfo, { nil: undefined });
@@ -127,7 +151,13 @@ beforeAll(async () => {
   // Something to aim at: random requests hit real resources as well as unknown ones.
   const orgId = (await appCall(t, 'createOrganization', { name: 'Target Co' }, owner)).organization!.id;
   const locationId = (await appCall(t, 'createLocation', { orgId, name: 'Target Site' }, owner)).location!.id;
-  await appCall(t, 'newRobot', { name: 'target', locationId }, owner);
+  real.robotId = (await appCall(t, 'newRobot', { name: 'target', locationId }, owner)).id;
+  real.partId = (await appCall(t, 'getRobotParts', { robotId: real.robotId }, owner)).parts[0]!.id;
+  const leaf = (await appCall(t, 'createFragment', { orgId, name: 'Target leaf', config: { components: [{ name: 'cam', type: 'camera' }] } }, owner)).fragment!.id;
+  await appCall(t, 'setFragmentTag', { fragmentId: leaf, tag: 'stable' }, owner);
+  const parent = (await appCall(t, 'createFragment', { orgId, name: 'Target parent', config: { fragments: [leaf] }, visibility: 2 }, owner)).fragment!.id;
+  real.fragments.push(leaf, parent);
+  await appCall(t, 'updateRobotPart', { robotPartId: real.partId, name: 'target-main', robotConfig: { fragments: [parent] } }, owner);
   await appCall(t, 'updateOrganization', { orgId, publicNamespace: 'target-co' }, owner);
   const { moduleId } = await appCall(t, 'createModule', { orgId, name: 'x' }, owner);
   await appCall(t, 'updateModule', { moduleId, url: 'https://example.com/x', entrypoint: 'run' }, owner);

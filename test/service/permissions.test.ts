@@ -11,11 +11,12 @@ import { MLTrainingServiceClient, ModelType, type MLTrainingServiceService } fro
 import { TrainingStore } from '../../service/training/store';
 import { AppType } from '../../proto/gen/fleet/app/v1/apps';
 import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
+import { FragmentVisibility } from '../../proto/gen/fleet/app/v1/fragments';
 import type { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { appRules, trainingRules } from '../../service/server';
 
 type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator' | 'another organization' | 'no token';
-/** `registry`: a private item or module of the organization (roles on the organization; others do not see it). */
+/** `registry`: a private item, module or fragment of the organization (roles on the organization; others do not see it). */
 type Level = 'none' | 'organization' | 'location' | 'robot' | 'registry';
 type Need = 'authenticated' | 'sees' | 'operator' | 'owner';
 
@@ -40,6 +41,9 @@ interface World {
   /** Training jobs of the organization: one PENDING, one CANCELED. */
   readonly pendingJobId: string;
   readonly canceledJobId: string;
+  /** Fragments of the organization, none in use: a private one tagged "stable", and a public one. */
+  readonly privateFragmentId: string;
+  readonly publicFragmentId: string;
 }
 
 interface Case {
@@ -81,6 +85,9 @@ const CASES: Case[] = [
   { method: 'deleteRobotPart', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.otherPartId }) },
   { method: 'markPartAsMain', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.otherPartId }) },
   { method: 'markPartForRestart', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
+  // write_robot, read_robot_history.
+  { method: 'updateRobotPart', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, name: w.mainPartName, robotConfigJson: '{"components": []}' }) },
+  { method: 'getRobotPartHistory', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
   { method: 'listRobots', level: 'location', need: 'operator', request: (w) => ({ locationId: w.locationId }) },
   { method: 'newRobot', level: 'location', need: 'owner', request: (w) => ({ name: 'added-robot', locationId: w.locationId }) },
   { method: 'updateRobot', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId, name: 'renamed-robot', locationId: w.locationId }) },
@@ -93,6 +100,18 @@ const CASES: Case[] = [
   { method: 'tailRobotPartLogs', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
   { method: 'updateRobotPartMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, metadata: { c: 3 } }) },
   { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
+  // Fragments: read_fragment and write_fragment are the organization's (organization roles only); a public fragment is read by anyone signed in.
+  { method: 'listFragments', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) },
+  // read_robot_config: what the machine's configs use, private fragments of its organization included.
+  { method: 'listMachineFragments', level: 'robot', need: 'operator', request: (w) => ({ machineId: w.robotId }) },
+  { method: 'getFragment', label: 'getFragment of a private fragment', level: 'registry', need: 'sees', request: (w) => ({ fragmentId: w.privateFragmentId }) },
+  { method: 'getFragment', label: 'getFragment of a public fragment', level: 'none', need: 'authenticated', request: (w) => ({ fragmentId: w.publicFragmentId }) },
+  { method: 'createFragment', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, name: 'New fragment' }) },
+  { method: 'updateFragment', level: 'registry', need: 'owner', request: (w) => ({ fragmentId: w.privateFragmentId, name: 'Renamed fragment' }) },
+  { method: 'deleteFragment', level: 'registry', need: 'owner', request: (w) => ({ fragmentId: w.privateFragmentId }) },
+  { method: 'getFragmentHistory', level: 'registry', need: 'operator', request: (w) => ({ id: w.privateFragmentId }) },
+  { method: 'setFragmentTag', level: 'registry', need: 'owner', request: (w) => ({ fragmentId: w.privateFragmentId, tag: 'canary' }) },
+  { method: 'deleteFragmentTag', level: 'registry', need: 'owner', request: (w) => ({ fragmentId: w.privateFragmentId, tag: 'stable' }) },
   // Registry: roles on the owning organization; a private item is not seen without one.
   { method: 'getRegistryItem', level: 'registry', need: 'sees', request: (w) => ({ itemId: w.scriptId }) },
   { method: 'listRegistryItemVersions', level: 'registry', need: 'sees', request: (w) => ({ itemId: w.moduleId }) },
@@ -207,7 +226,28 @@ async function world(): Promise<World> {
   const pendingJobId = job('1');
   const canceledJobId = job('2');
   t.db().prepare('UPDATE training_jobs SET status = 6 WHERE id = ?').run(canceledJobId);
-  return { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner, namespace, moduleId, appName, scriptId: `${namespace}:trainer`, pendingJobId, canceledJobId };
+  const privateFragmentId = (await appCall(t, 'createFragment', { orgId, name: 'Private base' }, owner)).fragment!.id;
+  await appCall(t, 'setFragmentTag', { fragmentId: privateFragmentId, tag: 'stable' }, owner);
+  const publicFragmentId = (await appCall(t, 'createFragment', { orgId, name: 'Public base', visibility: FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC }, owner)).fragment!.id;
+  return {
+    orgId,
+    locationId,
+    childId,
+    robotId,
+    mainPartId: main.id,
+    mainPartName: main.name,
+    otherPartId,
+    sharedWith,
+    partner,
+    namespace,
+    moduleId,
+    appName,
+    scriptId: `${namespace}:trainer`,
+    pendingJobId,
+    canceledJobId,
+    privateFragmentId,
+    publicFragmentId,
+  };
 }
 
 async function metadataFor(identity: Identity, w: World): Promise<Metadata> {
@@ -251,10 +291,10 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 36 operations of the fleet, the two of logs, the fourteen of the registry and the eight of ML training, which are every operation in the permission tables', () => {
+it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the nine of fragments and the eight of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(60);
+  expect(covered.size).toBe(71);
   expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
   expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
-  expect(Object.keys(appRules)).toHaveLength(52);
+  expect(Object.keys(appRules)).toHaveLength(63);
 });

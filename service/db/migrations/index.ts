@@ -9,6 +9,9 @@ import { logs } from './0007_logs';
 import { logCounts } from './0008_log_counts';
 import { registry } from './0009_registry';
 import { training } from './0010_training';
+import { partHistory } from './0011_part_history';
+import { fragments } from './0012_fragments';
+import { defaultFragments } from './0013_default_fragments';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments];

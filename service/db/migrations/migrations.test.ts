@@ -504,3 +504,149 @@ describe('0010 training', () => {
     expect(db.prepare('SELECT script_item_id, registry_item_id FROM training_jobs').get()).toEqual({ script_item_id: null, registry_item_id: `${ORG}:lidar` });
   });
 });
+
+describe('0011 part_history', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const PART = '66666666-6666-4666-8666-666666666666';
+  function fleet(): Database.Database {
+    const db = migratedTo(11);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-main', 1, 'x', ?, ?)").run(PART, ROBOT, LOC, NOW, NOW);
+    return db;
+  }
+  const entry = (db: Database.Database, overrides: Record<string, unknown> = {}) =>
+    db
+      .prepare(
+        `INSERT INTO robot_part_history (part_id, edited_on, editor_type, editor_id, editor_name, name, config_json, main_part, marked_for_restart, secrets, last_updated)
+         VALUES (@part, @now, @type, @editor, 'ci key', @name, @config, 1, 0, @secrets, @now)`,
+      )
+      .run({ part: PART, now: NOW, type: '', editor: KEY, name: 'bot-main', config: '{"b": 1, "a": 2}', secrets: '[]', ...overrides });
+
+  it('creates a STRICT table with the columns the store uses, indexed newest first per part', () => {
+    const db = migratedTo(11);
+    expect(isStrict(db, 'robot_part_history')).toBe(true);
+    expect(Object.keys(columns(db, 'robot_part_history'))).toEqual(['id', 'part_id', 'edited_on', 'editor_type', 'editor_id', 'editor_name', 'name', 'config_json', 'main_part', 'marked_for_restart', 'secrets', 'last_updated']);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM robot_part_history WHERE part_id = ? ORDER BY edited_on DESC, id DESC`).all(PART) as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/robot_part_history_newest_first/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('keeps the old config text verbatim, refuses configs that are no object, unknown editor types and secrets that are no list; goes with its part', () => {
+    const db = fleet();
+    entry(db);
+    expect(db.prepare('SELECT config_json FROM robot_part_history').pluck().get()).toBe('{"b": 1, "a": 2}');
+    expect(() => entry(db, { config: '[1]' })).toThrow(/CHECK/);
+    expect(() => entry(db, { type: 'robot' })).toThrow(/CHECK/);
+    expect(() => entry(db, { editor: '' })).toThrow(/CHECK/);
+    expect(() => entry(db, { secrets: '{}' })).toThrow(/CHECK/);
+    expect(() => entry(db, { part: KEY })).toThrow(/FOREIGN KEY/);
+    db.prepare('DELETE FROM robots WHERE id = ?').run(ROBOT);
+    expect(db.prepare('SELECT count(*) FROM robot_part_history').pluck().get()).toBe(0);
+  });
+});
+
+describe('0012 fragments', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const PART = '66666666-6666-4666-8666-666666666666';
+  const FRAG = '77777777-7777-4777-8777-777777777777';
+  const CONFIG = JSON.stringify({ fragments: ['a', { id: 'b', version: 'stable', prefix: 'x-' }, { id: 'c', version: 3 }, { version: '1' }, 7, { id: 'd', version: '' }] });
+  /** A database at 0011 holding a part whose config names fragments, migrated to 0012. */
+  function upgraded(): Database.Database {
+    const db = migratedTo(11);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-main', 1, ?, 'x', ?, ?)").run(PART, ROBOT, LOC, CONFIG, NOW, NOW);
+    migrate(db, serviceMigrations.slice(0, 12));
+    return db;
+  }
+  const refs = (db: Database.Database) => db.prepare('SELECT position, fragment_id, version FROM part_fragment_refs ORDER BY part_id, position').all();
+  const fragment = (db: Database.Database, id = FRAG) => {
+    db.prepare("INSERT INTO fragments (id, organization_id, name, visibility, revision, created_on, last_updated) VALUES (?, ?, 'Base', 1, 1, ?, ?)").run(id, ORG, NOW, NOW);
+    db.prepare("INSERT INTO fragment_revisions (fragment_id, revision, name, visibility, config_json, created_on, editor_type, editor_id, editor_name) VALUES (?, 1, 'Base', 1, ?, ?, '', ?, 'k')").run(id, CONFIG, NOW, KEY);
+  };
+
+  it('creates STRICT tables for fragments, revisions, tags and both reference indexes (the parts\' one without rowid)', () => {
+    const db = upgraded();
+    for (const table of ['fragments', 'fragment_revisions', 'fragment_tags', 'fragment_refs', 'part_fragment_refs']) expect(isStrict(db, table), table).toBe(true);
+    expect(Object.keys(columns(db, 'fragments'))).toEqual(['id', 'organization_id', 'name', 'visibility', 'revision', 'created_on', 'last_updated']);
+    expect(Object.keys(columns(db, 'fragment_revisions'))).toEqual(['fragment_id', 'revision', 'name', 'visibility', 'config_json', 'created_on', 'editor_type', 'editor_id', 'editor_name']);
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan("SELECT part_id FROM part_fragment_refs WHERE fragment_id = 'a' AND version = ''")).toMatch(/part_fragment_refs_by_fragment/);
+    expect(plan("SELECT fragment_id FROM fragment_refs WHERE ref_id = 'a'")).toMatch(/fragment_refs_by_ref/);
+    expect(plan(`SELECT 1 FROM part_fragment_refs WHERE robot_id = '${ROBOT}' AND fragment_id = 'a'`)).toMatch(/part_fragment_refs_by_robot/);
+  });
+
+  it("indexes the fragments existing parts' configs name (the stores index what they write from then on)", () => {
+    const db = upgraded();
+    expect(refs(db)).toEqual([
+      { position: 0, fragment_id: 'a', version: '' },
+      { position: 1, fragment_id: 'b', version: 'stable' },
+      { position: 2, fragment_id: 'c', version: '' },
+      { position: 5, fragment_id: 'd', version: '' },
+    ]);
+    expect(db.prepare('SELECT DISTINCT robot_id FROM part_fragment_refs').pluck().all()).toEqual([ROBOT]);
+    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, 9, 'x', '')").run(KEY, ROBOT)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, 0, 'x', '')").run(PART, ROBOT)).toThrow(/UNIQUE|PRIMARY/);
+    db.prepare('DELETE FROM robots').run();
+    expect(refs(db)).toEqual([]);
+  });
+
+  it("keeps tags to the rule and to existing revisions, references to existing revisions, and drops everything with the fragment and its organization", () => {
+    const db = upgraded();
+    fragment(db);
+    const ref = db.prepare("INSERT INTO fragment_refs (fragment_id, revision, position, ref_id, ref_version) VALUES (?, ?, 0, 'a', '')");
+    ref.run(FRAG, 1);
+    expect(() => ref.run(FRAG, 2)).toThrow(/FOREIGN KEY/);
+    const tag = db.prepare('INSERT INTO fragment_tags (fragment_id, tag, revision, updated_on) VALUES (?, ?, ?, ?)');
+    tag.run(FRAG, 'stable', 1, NOW);
+    for (const bad of ['v2', '2x', 'Stable', 'a b', '', 'x'.repeat(61)]) expect(() => tag.run(FRAG, bad, 1, NOW), bad).toThrow(/CHECK/);
+    expect(() => tag.run(FRAG, 'canary', 2, NOW)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("UPDATE fragments SET visibility = 0").run()).toThrow(/CHECK/);
+    expect(() => db.prepare("UPDATE fragment_revisions SET config_json = '[]'").run()).toThrow(/CHECK/);
+    db.prepare('DELETE FROM fragments WHERE id = ?').run(FRAG);
+    for (const table of ['fragment_revisions', 'fragment_tags', 'fragment_refs']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+    fragment(db);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    for (const table of ['fragments', 'fragment_revisions', 'part_fragment_refs']) expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+});
+
+describe('0013 default_fragments', () => {
+  const FRAG = '77777777-7777-4777-8777-777777777777';
+  const OTHER = '88888888-8888-4888-8888-888888888888';
+  function fleet(): Database.Database {
+    const db = migratedTo(13);
+    for (const [id, name] of [[ORG, 'Acme'], [OTHER, 'Beta']]) db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(id, name, NOW);
+    db.prepare("INSERT INTO fragments (id, organization_id, name, visibility, revision, created_on, last_updated) VALUES (?, ?, 'Base', 2, 1, ?, ?)").run(FRAG, ORG, NOW, NOW);
+    return db;
+  }
+  const entry = (db: Database.Database, org: string, position: number, fragment = FRAG, version = '') =>
+    db.prepare('INSERT INTO organization_default_fragments (organization_id, position, fragment_id, version) VALUES (?, ?, ?, ?)').run(org, position, fragment, version);
+
+  it('creates a STRICT table of ordered entries, indexed by fragment', () => {
+    const db = migratedTo(13);
+    expect(isStrict(db, 'organization_default_fragments')).toBe(true);
+    expect(columns(db, 'organization_default_fragments')).toEqual({ organization_id: 'TEXT NOT NULL PK', position: 'INTEGER NOT NULL PK', fragment_id: 'TEXT NOT NULL', version: 'TEXT NOT NULL' });
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT organization_id FROM organization_default_fragments WHERE fragment_id = ? AND version = ''`).all(FRAG) as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/organization_default_fragments_by_fragment/);
+  });
+
+  it('refuses unknown fragments, a position taken twice and long versions; entries go with their organization and their fragment', () => {
+    const db = fleet();
+    entry(db, ORG, 0);
+    entry(db, OTHER, 0, FRAG, 'stable');
+    expect(() => entry(db, ORG, 0)).toThrow(/UNIQUE|PRIMARY/);
+    expect(() => entry(db, ORG, 1, OTHER)).toThrow(/FOREIGN KEY/);
+    expect(() => entry(db, ORG, -1)).toThrow(/CHECK/);
+    expect(() => entry(db, ORG, 2, FRAG, 'x'.repeat(61))).toThrow(/CHECK/);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(OTHER);
+    expect(db.prepare('SELECT organization_id FROM organization_default_fragments').pluck().all()).toEqual([ORG]);
+    db.prepare('DELETE FROM fragments WHERE id = ?').run(FRAG);
+    expect(db.prepare('SELECT count(*) FROM organization_default_fragments').pluck().get()).toBe(0);
+  });
+});

@@ -53,6 +53,8 @@ import {
   CreateFragmentResponse,
   DeleteFragmentRequest,
   DeleteFragmentResponse,
+  DeleteFragmentTagRequest,
+  DeleteFragmentTagResponse,
   GetFragmentHistoryRequest,
   GetFragmentHistoryResponse,
   GetFragmentRequest,
@@ -61,6 +63,8 @@ import {
   ListFragmentsResponse,
   ListMachineFragmentsRequest,
   ListMachineFragmentsResponse,
+  SetFragmentTagRequest,
+  SetFragmentTagResponse,
   UpdateFragmentRequest,
   UpdateFragmentResponse,
 } from "./fragments";
@@ -808,8 +812,9 @@ export const AppServiceService = {
     responseDeserialize: (value: Buffer): TailRobotPartLogsResponse => TailRobotPartLogsResponse.decode(value),
   },
   /**
-   * GetRobotPartHistory lists the changes of a part's name and config, newest
-   * first. Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   * GetRobotPartHistory lists the changes of a part (name, config, main and
+   * restart flags), newest first. Needs operator on the machine. Errors:
+   * NOT_FOUND (ROBOT_PART_NOT_FOUND).
    */
   getRobotPartHistory: {
     path: "/fleet.app.v1.AppService/GetRobotPartHistory" as const,
@@ -827,10 +832,10 @@ export const AppServiceService = {
    * location) and records the previous state in its history. Needs owner on
    * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT
    * for a blank or too long name, or a config that is not a JSON object or
-   * has a malformed `fragments` key (CONFIG_INVALID); ALREADY_EXISTS
+   * has `fragments` that do not resolve (CONFIG_INVALID); ALREADY_EXISTS
    * (NAME_TAKEN) when another part
    * of the location has the name; ABORTED (STALE_UPDATE) when
-   * last_known_update is set and differs from the part's last_updated.
+   * last_known_update is set and earlier than the part's last_updated.
    */
   updateRobotPart: {
     path: "/fleet.app.v1.AppService/UpdateRobotPart" as const,
@@ -1149,7 +1154,7 @@ export const AppServiceService = {
    * for a blank or too long name, a config whose fragments form a cycle
    * (CONFIG_INVALID), an UNSPECIFIED visibility, or public and visibility
    * that disagree (VISIBILITY_CONFLICT); ABORTED (STALE_UPDATE)
-   * when last_known_update is set and differs from the fragment's last_updated.
+   * when last_known_update is set and earlier than the fragment's last_updated.
    */
   updateFragment: {
     path: "/fleet.app.v1.AppService/UpdateFragment" as const,
@@ -1165,8 +1170,9 @@ export const AppServiceService = {
   /**
    * DeleteFragment deletes a fragment. Needs owner on the owning
    * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); FAILED_PRECONDITION
-   * (FRAGMENT_IN_USE) while a machine part config or a default fragment list
-   * of another organization uses it.
+   * (FRAGMENT_IN_USE) while a machine part config (directly or through other
+   * fragments), another fragment or a default fragment list of another
+   * organization uses it.
    */
   deleteFragment: {
     path: "/fleet.app.v1.AppService/DeleteFragment" as const,
@@ -1195,6 +1201,42 @@ export const AppServiceService = {
     responseSerialize: (value: GetFragmentHistoryResponse): Buffer =>
       Buffer.from(GetFragmentHistoryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetFragmentHistoryResponse => GetFragmentHistoryResponse.decode(value),
+  },
+  /**
+   * SetFragmentTag (added in v1) names a revision of a fragment with a tag,
+   * or moves the tag to another revision; machines asking for the tag follow
+   * it. Answers the fragment's tags. Needs owner on the owning organization.
+   * Errors: INVALID_ARGUMENT for a malformed tag or revision; NOT_FOUND
+   * (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for an unknown revision).
+   */
+  setFragmentTag: {
+    path: "/fleet.app.v1.AppService/SetFragmentTag" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetFragmentTagRequest): Buffer =>
+      Buffer.from(SetFragmentTagRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetFragmentTagRequest => SetFragmentTagRequest.decode(value),
+    responseSerialize: (value: SetFragmentTagResponse): Buffer =>
+      Buffer.from(SetFragmentTagResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetFragmentTagResponse => SetFragmentTagResponse.decode(value),
+  },
+  /**
+   * DeleteFragmentTag (added in v1) removes a tag of a fragment. Answers the
+   * fragment's tags. Needs owner on the owning organization. Errors:
+   * NOT_FOUND (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for a tag the
+   * fragment does not have); FAILED_PRECONDITION (FRAGMENT_IN_USE) while a
+   * part config, another fragment or a default fragment list asks for it.
+   */
+  deleteFragmentTag: {
+    path: "/fleet.app.v1.AppService/DeleteFragmentTag" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteFragmentTagRequest): Buffer =>
+      Buffer.from(DeleteFragmentTagRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteFragmentTagRequest => DeleteFragmentTagRequest.decode(value),
+    responseSerialize: (value: DeleteFragmentTagResponse): Buffer =>
+      Buffer.from(DeleteFragmentTagResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteFragmentTagResponse => DeleteFragmentTagResponse.decode(value),
   },
   /**
    * AddRole grants a role on a resource of the organization to an identity.
@@ -1846,8 +1888,9 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    */
   tailRobotPartLogs: handleServerStreamingCall<TailRobotPartLogsRequest, TailRobotPartLogsResponse>;
   /**
-   * GetRobotPartHistory lists the changes of a part's name and config, newest
-   * first. Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   * GetRobotPartHistory lists the changes of a part (name, config, main and
+   * restart flags), newest first. Needs operator on the machine. Errors:
+   * NOT_FOUND (ROBOT_PART_NOT_FOUND).
    */
   getRobotPartHistory: handleUnaryCall<GetRobotPartHistoryRequest, GetRobotPartHistoryResponse>;
   /**
@@ -1855,10 +1898,10 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    * location) and records the previous state in its history. Needs owner on
    * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT
    * for a blank or too long name, or a config that is not a JSON object or
-   * has a malformed `fragments` key (CONFIG_INVALID); ALREADY_EXISTS
+   * has `fragments` that do not resolve (CONFIG_INVALID); ALREADY_EXISTS
    * (NAME_TAKEN) when another part
    * of the location has the name; ABORTED (STALE_UPDATE) when
-   * last_known_update is set and differs from the part's last_updated.
+   * last_known_update is set and earlier than the part's last_updated.
    */
   updateRobotPart: handleUnaryCall<UpdateRobotPartRequest, UpdateRobotPartResponse>;
   /**
@@ -1988,14 +2031,15 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    * for a blank or too long name, a config whose fragments form a cycle
    * (CONFIG_INVALID), an UNSPECIFIED visibility, or public and visibility
    * that disagree (VISIBILITY_CONFLICT); ABORTED (STALE_UPDATE)
-   * when last_known_update is set and differs from the fragment's last_updated.
+   * when last_known_update is set and earlier than the fragment's last_updated.
    */
   updateFragment: handleUnaryCall<UpdateFragmentRequest, UpdateFragmentResponse>;
   /**
    * DeleteFragment deletes a fragment. Needs owner on the owning
    * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); FAILED_PRECONDITION
-   * (FRAGMENT_IN_USE) while a machine part config or a default fragment list
-   * of another organization uses it.
+   * (FRAGMENT_IN_USE) while a machine part config (directly or through other
+   * fragments), another fragment or a default fragment list of another
+   * organization uses it.
    */
   deleteFragment: handleUnaryCall<DeleteFragmentRequest, DeleteFragmentResponse>;
   /**
@@ -2005,6 +2049,22 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    * a negative page_limit.
    */
   getFragmentHistory: handleUnaryCall<GetFragmentHistoryRequest, GetFragmentHistoryResponse>;
+  /**
+   * SetFragmentTag (added in v1) names a revision of a fragment with a tag,
+   * or moves the tag to another revision; machines asking for the tag follow
+   * it. Answers the fragment's tags. Needs owner on the owning organization.
+   * Errors: INVALID_ARGUMENT for a malformed tag or revision; NOT_FOUND
+   * (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for an unknown revision).
+   */
+  setFragmentTag: handleUnaryCall<SetFragmentTagRequest, SetFragmentTagResponse>;
+  /**
+   * DeleteFragmentTag (added in v1) removes a tag of a fragment. Answers the
+   * fragment's tags. Needs owner on the owning organization. Errors:
+   * NOT_FOUND (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for a tag the
+   * fragment does not have); FAILED_PRECONDITION (FRAGMENT_IN_USE) while a
+   * part config, another fragment or a default fragment list asks for it.
+   */
+  deleteFragmentTag: handleUnaryCall<DeleteFragmentTagRequest, DeleteFragmentTagResponse>;
   /**
    * AddRole grants a role on a resource of the organization to an identity.
    * Needs owner on the organization. Errors: INVALID_ARGUMENT for a role
@@ -2913,8 +2973,9 @@ export interface AppServiceClient extends Client {
     options?: Partial<CallOptions>,
   ): ClientReadableStream<TailRobotPartLogsResponse>;
   /**
-   * GetRobotPartHistory lists the changes of a part's name and config, newest
-   * first. Needs operator on the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND).
+   * GetRobotPartHistory lists the changes of a part (name, config, main and
+   * restart flags), newest first. Needs operator on the machine. Errors:
+   * NOT_FOUND (ROBOT_PART_NOT_FOUND).
    */
   getRobotPartHistory(
     request: GetRobotPartHistoryRequest,
@@ -2936,10 +2997,10 @@ export interface AppServiceClient extends Client {
    * location) and records the previous state in its history. Needs owner on
    * the machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND); INVALID_ARGUMENT
    * for a blank or too long name, or a config that is not a JSON object or
-   * has a malformed `fragments` key (CONFIG_INVALID); ALREADY_EXISTS
+   * has `fragments` that do not resolve (CONFIG_INVALID); ALREADY_EXISTS
    * (NAME_TAKEN) when another part
    * of the location has the name; ABORTED (STALE_UPDATE) when
-   * last_known_update is set and differs from the part's last_updated.
+   * last_known_update is set and earlier than the part's last_updated.
    */
   updateRobotPart(
     request: UpdateRobotPartRequest,
@@ -3349,7 +3410,7 @@ export interface AppServiceClient extends Client {
    * for a blank or too long name, a config whose fragments form a cycle
    * (CONFIG_INVALID), an UNSPECIFIED visibility, or public and visibility
    * that disagree (VISIBILITY_CONFLICT); ABORTED (STALE_UPDATE)
-   * when last_known_update is set and differs from the fragment's last_updated.
+   * when last_known_update is set and earlier than the fragment's last_updated.
    */
   updateFragment(
     request: UpdateFragmentRequest,
@@ -3369,8 +3430,9 @@ export interface AppServiceClient extends Client {
   /**
    * DeleteFragment deletes a fragment. Needs owner on the owning
    * organization. Errors: NOT_FOUND (FRAGMENT_NOT_FOUND); FAILED_PRECONDITION
-   * (FRAGMENT_IN_USE) while a machine part config or a default fragment list
-   * of another organization uses it.
+   * (FRAGMENT_IN_USE) while a machine part config (directly or through other
+   * fragments), another fragment or a default fragment list of another
+   * organization uses it.
    */
   deleteFragment(
     request: DeleteFragmentRequest,
@@ -3407,6 +3469,50 @@ export interface AppServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetFragmentHistoryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetFragmentTag (added in v1) names a revision of a fragment with a tag,
+   * or moves the tag to another revision; machines asking for the tag follow
+   * it. Answers the fragment's tags. Needs owner on the owning organization.
+   * Errors: INVALID_ARGUMENT for a malformed tag or revision; NOT_FOUND
+   * (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for an unknown revision).
+   */
+  setFragmentTag(
+    request: SetFragmentTagRequest,
+    callback: (error: ServiceError | null, response: SetFragmentTagResponse) => void,
+  ): ClientUnaryCall;
+  setFragmentTag(
+    request: SetFragmentTagRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetFragmentTagResponse) => void,
+  ): ClientUnaryCall;
+  setFragmentTag(
+    request: SetFragmentTagRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetFragmentTagResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteFragmentTag (added in v1) removes a tag of a fragment. Answers the
+   * fragment's tags. Needs owner on the owning organization. Errors:
+   * NOT_FOUND (FRAGMENT_NOT_FOUND; FRAGMENT_VERSION_NOT_FOUND for a tag the
+   * fragment does not have); FAILED_PRECONDITION (FRAGMENT_IN_USE) while a
+   * part config, another fragment or a default fragment list asks for it.
+   */
+  deleteFragmentTag(
+    request: DeleteFragmentTagRequest,
+    callback: (error: ServiceError | null, response: DeleteFragmentTagResponse) => void,
+  ): ClientUnaryCall;
+  deleteFragmentTag(
+    request: DeleteFragmentTagRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteFragmentTagResponse) => void,
+  ): ClientUnaryCall;
+  deleteFragmentTag(
+    request: DeleteFragmentTagRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteFragmentTagResponse) => void,
   ): ClientUnaryCall;
   /**
    * AddRole grants a role on a resource of the organization to an identity.

@@ -99,8 +99,46 @@ export interface Fragment {
    * every update.
    */
   revision: string;
-  /** Machine parts whose config uses the fragment (directly or nested). */
+  /**
+   * Machine parts whose config uses the fragment (directly or nested, at any
+   * revision).
+   */
   robotPartCount: number;
+  /**
+   * (Added in v1.) Every revision of the fragment, oldest first; the last
+   * one is the latest. Empty in FragmentHistoryEntry.old.
+   */
+  revisions: FragmentRevision[];
+  /**
+   * (Added in v1.) The fragment's tags (names of revisions), by tag. Empty
+   * in FragmentHistoryEntry.old.
+   */
+  tags: FragmentTag[];
+}
+
+/** (Added in v1.) One revision of a fragment. */
+export interface FragmentRevision {
+  /** "1" for the creation, counting up by one on every update. */
+  revision: string;
+  /** When the revision was made. */
+  createdOn?: Date | undefined;
+}
+
+/**
+ * (Added in v1.) A tag: a name for a revision of a fragment, which configs
+ * can ask for as a version ({"id": …, "version": "stable"}). A tag moves; a
+ * revision never changes.
+ */
+export interface FragmentTag {
+  /**
+   * Lowercase letters, digits, `-` and `_`, at most 60 characters, not
+   * starting with a digit or `v` (so it never reads as a revision).
+   */
+  tag: string;
+  /** The revision it names. */
+  revision: string;
+  /** When it was set or last moved. */
+  updatedOn?: Date | undefined;
 }
 
 /** One update of a fragment, as GetFragmentHistory returns it. */
@@ -214,8 +252,8 @@ export interface UpdateFragmentRequest {
     | undefined;
   /**
    * The fragment's last_updated as the client last read it. When set and
-   * the stored value differs, the update fails with ABORTED (STALE_UPDATE);
-   * when absent the stored config is overwritten.
+   * earlier than the stored value, the update fails with ABORTED
+   * (STALE_UPDATE); when absent the stored config is overwritten.
    */
   lastKnownUpdate?: Date | undefined;
 }
@@ -244,6 +282,31 @@ export interface GetFragmentHistoryResponse {
   /** Newest first. */
   history: FragmentHistoryEntry[];
   nextPageToken: string;
+}
+
+/** (Added in v1.) */
+export interface SetFragmentTagRequest {
+  fragmentId: string;
+  /** The tag to set or move (see FragmentTag.tag). */
+  tag: string;
+  /** The revision it names ("3"); empty means the latest. */
+  revision: string;
+}
+
+export interface SetFragmentTagResponse {
+  /** The fragment's tags after the change, by tag. */
+  tags: FragmentTag[];
+}
+
+/** (Added in v1.) */
+export interface DeleteFragmentTagRequest {
+  fragmentId: string;
+  tag: string;
+}
+
+export interface DeleteFragmentTagResponse {
+  /** The fragment's tags after the change, by tag. */
+  tags: FragmentTag[];
 }
 
 function createBaseFragmentImport(): FragmentImport {
@@ -347,6 +410,8 @@ function createBaseFragment(): Fragment {
     lastUpdated: undefined,
     revision: "",
     robotPartCount: 0,
+    revisions: [],
+    tags: [],
   };
 }
 
@@ -381,6 +446,12 @@ export const Fragment: MessageFns<Fragment> = {
     }
     if (message.robotPartCount !== 0) {
       writer.uint32(80).int32(message.robotPartCount);
+    }
+    for (const v of message.revisions) {
+      FragmentRevision.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.tags) {
+      FragmentTag.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -478,6 +549,22 @@ export const Fragment: MessageFns<Fragment> = {
             message.robotPartCount = reader.int32();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.revisions.push(FragmentRevision.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.tags.push(FragmentTag.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -522,6 +609,12 @@ export const Fragment: MessageFns<Fragment> = {
         : isSet(object.robot_part_count)
         ? globalThis.Number(object.robot_part_count)
         : 0,
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => FragmentRevision.fromJSON(e))
+        : [],
+      tags: globalThis.Array.isArray(object?.tags)
+        ? object.tags.map((e: any) => FragmentTag.fromJSON(e))
+        : [],
     };
   },
 
@@ -557,6 +650,12 @@ export const Fragment: MessageFns<Fragment> = {
     if (message.robotPartCount !== 0) {
       obj.robotPartCount = Math.round(message.robotPartCount);
     }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions.map((e) => FragmentRevision.toJSON(e));
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags.map((e) => FragmentTag.toJSON(e));
+    }
     return obj;
   },
 
@@ -575,6 +674,202 @@ export const Fragment: MessageFns<Fragment> = {
     message.lastUpdated = object.lastUpdated ?? undefined;
     message.revision = object.revision ?? "";
     message.robotPartCount = object.robotPartCount ?? 0;
+    message.revisions = object.revisions?.map((e) => FragmentRevision.fromPartial(e)) || [];
+    message.tags = object.tags?.map((e) => FragmentTag.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFragmentRevision(): FragmentRevision {
+  return { revision: "", createdOn: undefined };
+}
+
+export const FragmentRevision: MessageFns<FragmentRevision> = {
+  encode(message: FragmentRevision, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== "") {
+      writer.uint32(10).string(message.revision);
+    }
+    if (message.createdOn !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdOn), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FragmentRevision {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFragmentRevision();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FragmentRevision {
+    return {
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      createdOn: isSet(object.createdOn)
+        ? fromJsonTimestamp(object.createdOn)
+        : isSet(object.created_on)
+        ? fromJsonTimestamp(object.created_on)
+        : undefined,
+    };
+  },
+
+  toJSON(message: FragmentRevision): unknown {
+    const obj: any = {};
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.createdOn !== undefined) {
+      obj.createdOn = message.createdOn.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FragmentRevision>, I>>(base?: I): FragmentRevision {
+    return FragmentRevision.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FragmentRevision>, I>>(object: I): FragmentRevision {
+    const message = createBaseFragmentRevision();
+    message.revision = object.revision ?? "";
+    message.createdOn = object.createdOn ?? undefined;
+    return message;
+  },
+};
+
+function createBaseFragmentTag(): FragmentTag {
+  return { tag: "", revision: "", updatedOn: undefined };
+}
+
+export const FragmentTag: MessageFns<FragmentTag> = {
+  encode(message: FragmentTag, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tag !== "") {
+      writer.uint32(10).string(message.tag);
+    }
+    if (message.revision !== "") {
+      writer.uint32(18).string(message.revision);
+    }
+    if (message.updatedOn !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedOn), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FragmentTag {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFragmentTag();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tag = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.updatedOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FragmentTag {
+    return {
+      tag: isSet(object.tag) ? globalThis.String(object.tag) : "",
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      updatedOn: isSet(object.updatedOn)
+        ? fromJsonTimestamp(object.updatedOn)
+        : isSet(object.updated_on)
+        ? fromJsonTimestamp(object.updated_on)
+        : undefined,
+    };
+  },
+
+  toJSON(message: FragmentTag): unknown {
+    const obj: any = {};
+    if (message.tag !== "") {
+      obj.tag = message.tag;
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.updatedOn !== undefined) {
+      obj.updatedOn = message.updatedOn.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FragmentTag>, I>>(base?: I): FragmentTag {
+    return FragmentTag.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FragmentTag>, I>>(object: I): FragmentTag {
+    const message = createBaseFragmentTag();
+    message.tag = object.tag ?? "";
+    message.revision = object.revision ?? "";
+    message.updatedOn = object.updatedOn ?? undefined;
     return message;
   },
 };
@@ -2048,6 +2343,334 @@ export const GetFragmentHistoryResponse: MessageFns<GetFragmentHistoryResponse> 
     const message = createBaseGetFragmentHistoryResponse();
     message.history = object.history?.map((e) => FragmentHistoryEntry.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseSetFragmentTagRequest(): SetFragmentTagRequest {
+  return { fragmentId: "", tag: "", revision: "" };
+}
+
+export const SetFragmentTagRequest: MessageFns<SetFragmentTagRequest> = {
+  encode(message: SetFragmentTagRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragmentId !== "") {
+      writer.uint32(10).string(message.fragmentId);
+    }
+    if (message.tag !== "") {
+      writer.uint32(18).string(message.tag);
+    }
+    if (message.revision !== "") {
+      writer.uint32(26).string(message.revision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetFragmentTagRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetFragmentTagRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragmentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tag = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetFragmentTagRequest {
+    return {
+      fragmentId: isSet(object.fragmentId)
+        ? globalThis.String(object.fragmentId)
+        : isSet(object.fragment_id)
+        ? globalThis.String(object.fragment_id)
+        : "",
+      tag: isSet(object.tag) ? globalThis.String(object.tag) : "",
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+    };
+  },
+
+  toJSON(message: SetFragmentTagRequest): unknown {
+    const obj: any = {};
+    if (message.fragmentId !== "") {
+      obj.fragmentId = message.fragmentId;
+    }
+    if (message.tag !== "") {
+      obj.tag = message.tag;
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetFragmentTagRequest>, I>>(base?: I): SetFragmentTagRequest {
+    return SetFragmentTagRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetFragmentTagRequest>, I>>(object: I): SetFragmentTagRequest {
+    const message = createBaseSetFragmentTagRequest();
+    message.fragmentId = object.fragmentId ?? "";
+    message.tag = object.tag ?? "";
+    message.revision = object.revision ?? "";
+    return message;
+  },
+};
+
+function createBaseSetFragmentTagResponse(): SetFragmentTagResponse {
+  return { tags: [] };
+}
+
+export const SetFragmentTagResponse: MessageFns<SetFragmentTagResponse> = {
+  encode(message: SetFragmentTagResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tags) {
+      FragmentTag.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetFragmentTagResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetFragmentTagResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tags.push(FragmentTag.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetFragmentTagResponse {
+    return { tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => FragmentTag.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: SetFragmentTagResponse): unknown {
+    const obj: any = {};
+    if (message.tags?.length) {
+      obj.tags = message.tags.map((e) => FragmentTag.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetFragmentTagResponse>, I>>(base?: I): SetFragmentTagResponse {
+    return SetFragmentTagResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetFragmentTagResponse>, I>>(object: I): SetFragmentTagResponse {
+    const message = createBaseSetFragmentTagResponse();
+    message.tags = object.tags?.map((e) => FragmentTag.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeleteFragmentTagRequest(): DeleteFragmentTagRequest {
+  return { fragmentId: "", tag: "" };
+}
+
+export const DeleteFragmentTagRequest: MessageFns<DeleteFragmentTagRequest> = {
+  encode(message: DeleteFragmentTagRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fragmentId !== "") {
+      writer.uint32(10).string(message.fragmentId);
+    }
+    if (message.tag !== "") {
+      writer.uint32(18).string(message.tag);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteFragmentTagRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteFragmentTagRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fragmentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tag = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteFragmentTagRequest {
+    return {
+      fragmentId: isSet(object.fragmentId)
+        ? globalThis.String(object.fragmentId)
+        : isSet(object.fragment_id)
+        ? globalThis.String(object.fragment_id)
+        : "",
+      tag: isSet(object.tag) ? globalThis.String(object.tag) : "",
+    };
+  },
+
+  toJSON(message: DeleteFragmentTagRequest): unknown {
+    const obj: any = {};
+    if (message.fragmentId !== "") {
+      obj.fragmentId = message.fragmentId;
+    }
+    if (message.tag !== "") {
+      obj.tag = message.tag;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteFragmentTagRequest>, I>>(base?: I): DeleteFragmentTagRequest {
+    return DeleteFragmentTagRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteFragmentTagRequest>, I>>(object: I): DeleteFragmentTagRequest {
+    const message = createBaseDeleteFragmentTagRequest();
+    message.fragmentId = object.fragmentId ?? "";
+    message.tag = object.tag ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteFragmentTagResponse(): DeleteFragmentTagResponse {
+  return { tags: [] };
+}
+
+export const DeleteFragmentTagResponse: MessageFns<DeleteFragmentTagResponse> = {
+  encode(message: DeleteFragmentTagResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tags) {
+      FragmentTag.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteFragmentTagResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteFragmentTagResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tags.push(FragmentTag.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteFragmentTagResponse {
+    return { tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => FragmentTag.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: DeleteFragmentTagResponse): unknown {
+    const obj: any = {};
+    if (message.tags?.length) {
+      obj.tags = message.tags.map((e) => FragmentTag.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteFragmentTagResponse>, I>>(base?: I): DeleteFragmentTagResponse {
+    return DeleteFragmentTagResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteFragmentTagResponse>, I>>(object: I): DeleteFragmentTagResponse {
+    const message = createBaseDeleteFragmentTagResponse();
+    message.tags = object.tags?.map((e) => FragmentTag.fromPartial(e)) || [];
     return message;
   },
 };

@@ -80,7 +80,10 @@ export interface RobotPart {
   markedForRestart: boolean;
 }
 
-/** One change of a part (name or config), as GetRobotPartHistory returns it. */
+/**
+ * One change of a part (name, config, main flag, restart flag), as
+ * GetRobotPartHistory returns it.
+ */
 export interface RobotPartHistoryEntry {
   partId: string;
   robotId: string;
@@ -161,9 +164,9 @@ export interface UpdateRobotPartRequest {
     | { [key: string]: any }
     | undefined;
   /**
-   * The part's last_updated as the client last read it. When set and the
-   * stored value differs, the update fails with ABORTED (STALE_UPDATE); when
-   * absent the stored config is overwritten.
+   * The part's last_updated as the client last read it. When set and
+   * earlier than the stored value, the update fails with ABORTED
+   * (STALE_UPDATE); when absent the stored config is overwritten.
    */
   lastKnownUpdate?:
     | Date
