@@ -17,20 +17,37 @@ const KINDS = [
   { api: 'rdk:component:camera', model: 'acme-warehouse:slam:map-view', attributes: (i: number) => ({ slam_service: 'slam', refresh_ms: 250 + (i % 500) }) },
 ] as const;
 
+/** A component of a fixture config. */
+export interface FixtureComponent {
+  name: string;
+  api: string;
+  model: string;
+  attributes: Record<string, unknown>;
+  depends_on?: string[];
+}
+
+/**
+ * An edit of a fixture config's components, as a person would make it: change component `i` (answer
+ * it changed), drop it (`[]`), or add some after it (`[component, ...added]`). The text of every
+ * component it leaves alone stays byte for byte the same, as in a real edit.
+ */
+export type FixtureEdit = (i: number, component: FixtureComponent) => FixtureComponent | FixtureComponent[];
+
 /** The name of the `i`th component of a fixture config. */
 export const componentName = (i: number): string => `component-${String(i).padStart(5, '0')}`;
 
 /**
  * A part config with `components` components (about 205 bytes each, so 5,000 make 1 MiB), a few
  * services, modules, packages, processes, fragments, fragment mods, network and auth, pretty-printed
- * with two spaces as the service stores what people type.
+ * with two spaces as the service stores what people type; `edit` changes its components.
  */
-export function fixtureConfig(components: number): string {
+export function fixtureConfig(components: number, edit?: FixtureEdit): string {
   const config = {
     components: Array.from({ length: components }, (_, i) => {
       const kind = KINDS[i % KINDS.length]!;
-      return { name: componentName(i), api: kind.api, model: kind.model, attributes: kind.attributes(i), ...(i % 7 === 6 ? { depends_on: [componentName(i - 1)] } : {}) };
-    }),
+      const component: FixtureComponent = { name: componentName(i), api: kind.api, model: kind.model, attributes: kind.attributes(i), ...(i % 7 === 6 ? { depends_on: [componentName(i - 1)] } : {}) };
+      return edit ? edit(i, component) : component;
+    }).flat(),
     services: [
       { name: 'slam', api: 'rdk:service:slam', model: 'acme-warehouse:slam:cartographer-lite', attributes: { config_params: { mode: '2d' } } },
       { name: 'wms', api: 'rdk:service:generic', model: 'acme-warehouse:wms:bridge', attributes: { endpoint: 'https://wms.example.com' } },
