@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { findNodeAtLocation, parseTree, visit, type Node } from 'jsonc-parser';
+import { configSchema } from './schema';
 import { validate } from './validator.generated.js';
 
 /** A path into a JSON value: keys of objects, indexes of arrays. */
@@ -149,7 +150,7 @@ function schemaProblem(value: unknown, error: ErrorObject, locator: Locator, end
 /** What ajv found, as a sentence about the value (the place comes first). */
 function say(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
-  const description = (error.parentSchema as { description?: string } | undefined)?.description;
+  const description = schemaDescription(error.schemaPath);
   switch (error.keyword) {
     case 'required':
       return `needs "${String(params.missingProperty)}"`;
@@ -175,6 +176,16 @@ function say(error: ErrorObject): string {
     default:
       return error.message ?? 'is not valid';
   }
+}
+
+/** The `description` of the schema a keyword sits in (`#/properties/x/pattern` → x's), from schema.ts. */
+function schemaDescription(schemaPath: string): string | undefined {
+  let at: unknown = configSchema;
+  for (const step of schemaPath.replace(/^#\//, '').split('/').slice(0, -1)) {
+    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  }
+  const description = at !== null && typeof at === 'object' ? (at as { description?: unknown }).description : undefined;
+  return typeof description === 'string' ? description : undefined;
 }
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);

@@ -10,9 +10,8 @@ export function problemsSummary(problems: readonly ConfigProblem[], dirty: boole
   if (problems.length === 0) return changes;
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.length - errors;
-  const counted = [errors > 0 ? count(errors, 'problem') : '', warnings > 0 ? count(warnings, 'warning') : ''].filter(Boolean).join(' and ');
-  const first = problems[0]!.message;
-  return `${changes} ${counted}${errors > 0 ? ' to fix before saving' : ''}: ${first}${problems.length > 1 ? ' …' : ''}`;
+  const counted = [errors > 0 ? `${count(errors, 'problem')} to fix before saving` : '', warnings > 0 ? count(warnings, 'warning') : ''].filter(Boolean).join(' and ');
+  return `${changes} ${counted}: ${problems[0].message}${problems.length > 1 ? ' …' : ''}`;
 }
 
 const count = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;

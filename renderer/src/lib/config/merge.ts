@@ -67,11 +67,11 @@ function encodeLines(texts: readonly (readonly string[])[]): string[] | null {
   for (const lines of texts) {
     const codes = new Array<number>(lines.length);
     for (let i = 0; i < lines.length; i++) {
-      let id = ids.get(lines[i]!);
+      let id = ids.get(lines[i]);
       if (id === undefined) {
         id = ids.size < 0xd800 ? ids.size : ids.size + 0x800;
         if (id > 0xffff) return null;
-        ids.set(lines[i]!, id);
+        ids.set(lines[i], id);
       }
       codes[i] = id;
     }
@@ -100,7 +100,7 @@ function sideMap(baseLines: number, changes: readonly Change[]): SideMap {
   return {
     touched,
     line(i) {
-      for (; next < changes.length && changes[next]!.toA <= i; next++) shift += changes[next]!.toB - changes[next]!.fromB - (changes[next]!.toA - changes[next]!.fromA);
+      for (; next < changes.length && changes[next].toA <= i; next++) shift += changes[next].toB - changes[next].fromB - (changes[next].toA - changes[next].fromA);
       return i + shift;
     },
   };

@@ -44,7 +44,7 @@ export const componentName = (i: number): string => `component-${String(i).padSt
 export function fixtureConfig(components: number, edit?: FixtureEdit): string {
   const config = {
     components: Array.from({ length: components }, (_, i) => {
-      const kind = KINDS[i % KINDS.length]!;
+      const kind = KINDS[i % KINDS.length];
       const component: FixtureComponent = { name: componentName(i), api: kind.api, model: kind.model, attributes: kind.attributes(i), ...(i % 7 === 6 ? { depends_on: [componentName(i - 1)] } : {}) };
       return edit ? edit(i, component) : component;
     }).flat(),
