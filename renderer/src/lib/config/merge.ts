@@ -1,5 +1,9 @@
 import { diff, type Change } from '@codemirror/merge';
 import { diff3Merge } from 'node-diff3';
+import type { MergeConflict, ThreeWayMerge } from './merge-result';
+
+export type { MergeConflict, ThreeWayMerge } from './merge-result';
+export { assemble, withMarkers } from './merge-result';
 
 /**
  * Three-way merge of config text: `base` is what the user started from, `yours` what they made of
@@ -16,26 +20,8 @@ import { diff3Merge } from 'node-diff3';
  * node-diff3 merges only what lies between fixed points — a few lines each. A stretch both sides
  * rewrote wholesale (over MAX_DIFF3_LINES) is one conflict rather than minutes of diff3.
  *
- * Import this lazily: it brings @codemirror/merge.
+ * It brings @codemirror/merge: pages call `mergeConfigs` (merge-result.ts), which loads it when needed.
  */
-
-/** A place both sides changed differently, with the three versions of its lines (each ends with its newline, but maybe the last). */
-export interface MergeConflict {
-  /** Its position among the merge's conflicts. */
-  readonly index: number;
-  readonly base: string;
-  readonly yours: string;
-  readonly theirs: string;
-}
-
-/** A merge's outcome: the merged text in pieces, between which each conflict's resolution goes. */
-export interface ThreeWayMerge {
-  /** Merged text and conflicts in order (runs of merged text joined). */
-  readonly pieces: readonly (string | MergeConflict)[];
-  readonly conflicts: readonly MergeConflict[];
-  /** The merged text when there is no conflict; null otherwise (`assemble` it with resolutions). */
-  readonly text: string | null;
-}
 
 /** Beyond this many lines on a side, a stretch both sides changed is one conflict instead of a diff3 (quadratic on repeated lines). */
 export const MAX_DIFF3_LINES = 4_000;
@@ -182,33 +168,4 @@ function collect(out: readonly (string | Omit<MergeConflict, 'index'>)[]): Three
   }
   flush();
   return { pieces, conflicts, text: conflicts.length === 0 ? pieces.join('') : null };
-}
-
-/**
- * The merged text with `resolutions[i]` in place of conflict i; null while any is missing. A
- * resolution is any text: one side's, or the user's own.
- */
-export function assemble(merge: ThreeWayMerge, resolutions: readonly (string | null | undefined)[]): string | null {
-  if (merge.text !== null) return merge.text;
-  const parts: string[] = [];
-  for (const piece of merge.pieces) {
-    if (typeof piece === 'string') parts.push(piece);
-    else {
-      const chosen = resolutions[piece.index];
-      if (chosen === null || chosen === undefined) return null;
-      parts.push(chosen);
-    }
-  }
-  return parts.join('');
-}
-
-/**
- * The merge as one text with git's conflict markers around each conflict (<<<<<<< yours, |||||||
- * base, =======, >>>>>>> theirs): for editing every conflict at once in the editor.
- */
-export function withMarkers(merge: ThreeWayMerge): string {
-  const eol = (s: string) => (s === '' || s.endsWith('\n') ? s : `${s}\n`);
-  return merge.pieces
-    .map((piece) => (typeof piece === 'string' ? piece : `<<<<<<< yours\n${eol(piece.yours)}||||||| base\n${eol(piece.base)}=======\n${eol(piece.theirs)}>>>>>>> theirs\n`))
-    .join('');
 }
