@@ -40,10 +40,10 @@ export class ConfigDocument {
   #text: string;
   #editor: EditorLink | null = null;
 
+  /** A document of `text`. Its problems are unknown (none) until checked: by its editor, `check()` or an `edit()`. */
   constructor(text = '') {
     this.saved = text;
     this.#text = text;
-    this.problems = text === '' ? [] : checkConfig(text);
   }
 
   /** The text now, exactly as typed. */

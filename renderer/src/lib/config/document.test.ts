@@ -108,6 +108,9 @@ describe('ConfigDocument', () => {
 
     it('clears the previous config\'s problems on a load, and takes the editor\'s checks', () => {
       const doc = new ConfigDocument('{');
+      // Unchecked until something checks it.
+      expect(doc.errors).toBe(0);
+      doc.check();
       expect(doc.errors).toBe(1);
       doc.attach(fakeEditor());
       doc.load('{}');

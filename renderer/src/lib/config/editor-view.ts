@@ -109,10 +109,15 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
   const link: EditorLink = {
     text: () => view.state.doc.toString(),
     show(text, as) {
-      if (as === 'load') view.setState(EditorState.create({ doc: text, extensions: extensions() }));
-      else view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input.replace' });
-      // A new text is checked at once, not after the typing delay.
-      forceLinting(view);
+      if (as === 'load') {
+        // The linter checks a fresh state after its delay by itself: opening does not wait for a
+        // check of 1 MiB (a stored config is seldom wrong; its problems show half a second later).
+        view.setState(EditorState.create({ doc: text, extensions: extensions() }));
+      } else {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input.replace' });
+        // A text put in by the page (a merge, a restored version) is checked at once, not after the typing delay.
+        forceLinting(view);
+      }
     },
     apply(edits) {
       view.dispatch({ changes: edits.map((e) => ({ from: e.from, to: e.to, insert: e.insert })), userEvent: 'input.format', scrollIntoView: true });
