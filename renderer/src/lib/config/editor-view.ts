@@ -56,7 +56,9 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
   const labelSlot = new Compartment();
   const readonlySlot = new Compartment();
   const labelled = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name, 'aria-describedby': options.describedBy });
-  const editable = (locked: boolean) => [EditorState.readOnly.of(locked), EditorView.editable.of(!locked)];
+  // Read-only keeps the text focusable (CodeMirror's `editable` stays on), so it can still be read,
+  // searched and copied from the keyboard.
+  const editable = (locked: boolean) => EditorState.readOnly.of(locked);
 
   // Whether the text is dirty, found cheaply: a different length says so at once; the same length
   // needs a comparison of the whole text, which runs after the keystroke's frame, once per burst.

@@ -32,9 +32,13 @@ const chunkKeys = Prec.high(
   ]),
 );
 
-/** A read-only JSON view's extensions (line numbers, highlighting, folding, search: the basic setup, not editable). */
+/**
+ * A read-only JSON view's extensions (line numbers, highlighting, folding, search: the basic
+ * setup). Read-only but still focusable (CodeMirror's `editable` stays on): the keyboard can get
+ * in, move, select, search and go from change to change.
+ */
 function readOnly(label: string, maxHeight?: string): Extension {
-  return [basicSetup, json(), EditorState.readOnly.of(true), EditorView.editable.of(false), named(label), appTheme({ minHeight: '0', ...(maxHeight ? { maxHeight } : {}) })];
+  return [basicSetup, json(), EditorState.readOnly.of(true), named(label), appTheme({ minHeight: '0', ...(maxHeight ? { maxHeight } : {}) })];
 }
 
 /** A view of two configs' differences, side by side or in one column. */
@@ -102,7 +106,7 @@ export function createDiffView(options: DiffOptions): DiffView {
 export function createConflictView(options: Place & { readonly yours: string; readonly theirs: string; readonly yoursLabel: string; readonly theirsLabel: string; readonly firstLine: number }): Disposable {
   // The context lines are numbered as in the merged text, so "line 120" means the same everywhere.
   const numbered = lineNumbers({ formatNumber: (n) => String(n + options.firstLine - 1) });
-  const side = (label: string): Extension => [json(), numbered, EditorState.readOnly.of(true), EditorView.editable.of(false), named(label), appTheme({ minHeight: '0', maxHeight: '40vh' })];
+  const side = (label: string): Extension => [json(), numbered, EditorState.readOnly.of(true), named(label), appTheme({ minHeight: '0', maxHeight: '40vh' })];
   const merge = new MergeView({
     parent: options.parent,
     root: options.root,
@@ -134,7 +138,6 @@ export function createTextView(options: Place & { readonly text: string; readonl
       basicSetup,
       json(),
       EditorState.readOnly.of(!options.editable),
-      EditorView.editable.of(options.editable),
       named(options.label),
       appTheme({ minHeight: options.editable ? '80px' : '0', maxHeight: options.maxHeight }),
       Prec.high(keys),
