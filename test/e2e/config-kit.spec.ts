@@ -12,17 +12,14 @@ import { expect, scan, test } from './fixtures';
 
 let served: { url: string; close(): Promise<void> } | null = null;
 
-test.beforeAll(async () => {
+test.beforeAll(async ({ sharedChromium: _ }, testInfo) => {
+  test.skip(testInfo.project.metadata.host === 'electron', 'a page of its own in Chromium, not the app');
   test.setTimeout(120_000);
   served = await serveHarness(await buildHarness());
 });
 
 test.afterAll(async () => {
   await served?.close();
-});
-
-test.beforeEach(({ sharedChromium: _ }, testInfo) => {
-  test.skip(testInfo.project.metadata.host === 'electron', 'a page of its own in Chromium, not the app');
 });
 
 /** A fresh page on the harness; closing it (`done`) fails the test if the page reported an error (a CSP refusal above all). */
