@@ -116,6 +116,12 @@ export const configSchema: JsonSchema = {
   description: "A machine part's config (robot_config), or a fragment's: a JSON object of sections.",
   type: 'object',
   properties: {
+    /**
+     * `components`: the parts the agent drives, each `{name, api, model, attributes, depends_on,
+     * frame}`. `name` is how every other section refers to it; `api` (or the older `type` +
+     * `namespace`) says what it is and `model` which implementation (built in, or from a module
+     * listed in `modules`); `attributes` are the model's own and not checked here.
+     */
     components: {
       type: 'array',
       description: 'The hardware and software parts the agent drives: cameras, motors, bases, sensors…',
@@ -134,11 +140,19 @@ export const configSchema: JsonSchema = {
         },
       },
     },
+    /**
+     * `services`: capabilities built on components (SLAM, navigation, vision, data capture), shaped
+     * like components but without a frame.
+     */
     services: {
       type: 'array',
       description: 'Higher-level capabilities over components: SLAM, navigation, vision, data management…',
       items: { type: 'object', required: ['name'], anyOf: [{ required: ['api'] }, { required: ['type'] }], properties: resourceProperties },
     },
+    /**
+     * `modules`: where models not built into the agent come from — a registry module by
+     * `module_id` (`namespace:name`) and `version`, or a `local` one by `executable_path`.
+     */
     modules: {
       type: 'array',
       description: 'Modules that provide further models: from the registry (by module_id and version) or a local executable.',
@@ -156,6 +170,7 @@ export const configSchema: JsonSchema = {
         },
       },
     },
+    /** `packages`: registry items the agent downloads (ML models, maps…) by `package` and `version`, under `name`. */
     packages: {
       type: 'array',
       description: 'Registry packages downloaded to the machine: ML models, maps, training scripts…',
@@ -170,6 +185,7 @@ export const configSchema: JsonSchema = {
         },
       },
     },
+    /** `processes`: programs the agent runs beside itself, by `id`: `name` is the program, then `args`, `cwd`, `env`. */
     processes: {
       type: 'array',
       description: 'Programs the agent starts beside itself, restarting them unless one_shot.',
@@ -187,6 +203,12 @@ export const configSchema: JsonSchema = {
         },
       },
     },
+    /**
+     * `fragments`: shared config blocks merged into this one. An entry is a fragment id (tracks its
+     * latest revision) or `{id, version, prefix}`: `version` pins a revision or a tag, `prefix` is
+     * put before the names of what the fragment brings. The service resolves them (own config,
+     * then fragments depth first with their prefixes, then `fragment_mods`; docs/PROTOCOL.md §11).
+     */
     fragments: {
       type: 'array',
       description: 'Shared config blocks merged into this one, depth first, in this order: a fragment id, or {id, version, prefix}.',
@@ -205,6 +227,10 @@ export const configSchema: JsonSchema = {
         ],
       },
     },
+    /**
+     * `fragment_mods`: this machine's changes to what a fragment brings — per `fragment_id`, a list
+     * of `{"$set": {path: value}}` / `{"$unset": {path: ""}}`, with dotted paths into the fragment's config.
+     */
     fragment_mods: {
       type: 'array',
       description: "This machine's changes to what its fragments bring, applied after them.",
@@ -229,6 +255,7 @@ export const configSchema: JsonSchema = {
         },
       },
     },
+    /** `network`: how the agent listens — `fqdn`, `bind_address`, TLS files, session heartbeats. */
     network: {
       type: 'object',
       description: 'How the agent listens for clients.',
@@ -241,6 +268,7 @@ export const configSchema: JsonSchema = {
         sessions: { type: 'object', properties: { heartbeat_window: { type: 'string', description: 'A duration, e.g. 2s.' } } },
       },
     },
+    /** `auth`: how clients sign in to the agent — `handlers` (api-key, web-oauth, external) and TLS entities. */
     auth: {
       type: 'object',
       description: 'How clients of the agent sign in.',
