@@ -124,11 +124,14 @@ export class ConfigDocument {
   }
 
   /**
-   * The editor links itself while mounted; the answer unlinks it (keeping the text it had, so a page
-   * that unmounts its editor still knows what was typed).
+   * The editor links itself while mounted (made with `text`, or it is shown the text now); the
+   * answer unlinks it, keeping the text it had, so a page that unmounts its editor still knows what
+   * was typed.
    */
   attach(editor: EditorLink): () => void {
-    editor.show(this.#text, 'load');
+    // An editor made with the document's text shows it already: loading it again would build the
+    // editor's state twice.
+    if (editor.text() !== this.#text) editor.show(this.#text, 'load');
     this.#editor = editor;
     return () => {
       if (this.#editor !== editor) return;

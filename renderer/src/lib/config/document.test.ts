@@ -95,6 +95,14 @@ describe('ConfigDocument', () => {
       expect(doc.text).toBe('{"a": 5}');
     });
 
+    it('leaves an editor made with its text as it is (no second build of its state)', () => {
+      const doc = new ConfigDocument('{"a": 1}');
+      const editor = fakeEditor();
+      editor.type('{"a": 1}');
+      doc.attach(editor);
+      expect(editor.shown).toEqual([]);
+    });
+
     it('loads as a fresh start, replaces and formats as edits the editor can undo', () => {
       const doc = new ConfigDocument('{}');
       const editor = fakeEditor();

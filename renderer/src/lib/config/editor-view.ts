@@ -18,6 +18,8 @@ import { appTheme } from './theme';
 export interface ConfigViewOptions {
   readonly parent: HTMLElement;
   readonly root: ShadowRoot;
+  /** The text to show first (the document's). */
+  readonly text: string;
   /** The accessible name of the text area ("Config of part amr-001-main"). */
   readonly label: string;
   /** The id of the element that says the editor's state (problems, unsaved changes). */
@@ -106,7 +108,7 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
     }),
   ];
 
-  const view = new EditorView({ parent: options.parent, root: options.root, state: EditorState.create({ doc: '', extensions: extensions() }) });
+  const view = new EditorView({ parent: options.parent, root: options.root, state: EditorState.create({ doc: options.text, extensions: extensions() }) });
 
   const link: EditorLink = {
     text: () => view.state.doc.toString(),
@@ -135,10 +137,13 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
     view,
     link,
     relabel(name) {
+      // Reconfiguring recomputes the whole state's configuration (~15 ms at 1 MiB): only on a change.
+      if (name === label) return;
       label = name;
       view.dispatch({ effects: labelSlot.reconfigure(labelled(name)) });
     },
     setReadonly(locked) {
+      if (locked === readonly) return;
       readonly = locked;
       view.dispatch({ effects: readonlySlot.reconfigure(editable(locked)) });
     },
