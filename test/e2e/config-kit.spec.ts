@@ -103,6 +103,24 @@ test('ConfigEditor: problems inline, Format keeping key order, completion, Ctrl+
   await page.done();
 });
 
+test('ConfigEditor keeps a text\'s own line breaks (\\r\\n) through typing and Format', async ({ sharedChromium }) => {
+  const page = await open(await sharedChromium());
+  const text = '{\r\n  "network": {"fqdn": "a.local"}\r\n}\r\n';
+  await page.evaluate(async (t) => {
+    const harness = (window as unknown as { harness: { openEditor(t: string): Promise<number> } }).harness;
+    await harness.openEditor(t);
+  }, text);
+  await page.evaluate(() => (window as unknown as { harness: { placeCursor(n: string): Promise<void> } }).harness.placeCursor('a.local'));
+  await page.keyboard.type('n');
+  const state = () => page.evaluate(() => (window as unknown as { harness: { state(): { text: string; dirty: boolean } } }).harness.state());
+  expect(await state()).toEqual(expect.objectContaining({ text: text.replace('a.local', 'a.localn'), dirty: true }));
+  await page.keyboard.press('Backspace');
+  await expect(page.getByText('No unsaved changes.', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Format' }).click();
+  expect((await state()).text).toBe('{\r\n  "network": {\r\n    "fqdn": "a.local"\r\n  }\r\n}\r\n');
+  await page.done();
+});
+
 test('ConflictMerge: settle conflicts by side and by hand, then use the merged text', async ({ sharedChromium }) => {
   const page = await open(await sharedChromium());
   const lines = (...l: string[]) => l.map((s) => `${s}\n`).join('');

@@ -29,6 +29,7 @@ export interface Locator {
 
 /** Something wrong with a config's text, where it is, and how bad: an error blocks a save, a warning does not. */
 export interface ConfigProblem {
+  /** Offsets in the text checked (in an editor: its positions, where a line break counts one). */
   readonly from: number;
   readonly to: number;
   readonly severity: 'error' | 'warning';

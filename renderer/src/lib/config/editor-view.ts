@@ -5,6 +5,7 @@ import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { checkConfig, type ConfigProblem } from './check';
 import { configCompletionSource, type ConfigChoices } from './completion';
+import { applyTextEdits, lineBreakOf } from './format';
 import type { EditorLink } from './document.svelte';
 import { treeLocator } from './syntax';
 import { appTheme } from './theme';
@@ -49,6 +50,15 @@ export interface ConfigView {
 /** How long after typing stops the config is checked again (CodeMirror's default is 750 ms). */
 const CHECK_DELAY_MS = 500;
 
+/**
+ * The line break the editor splits the text by: the text's own (format.ts's `lineBreakOf`), so the
+ * text comes back out exactly as it went in (CodeMirror would otherwise read \r\n as a break and
+ * give back \n; with \n, a stray \r stays a character of its line). The text is read with
+ * `sliceDoc`, which joins lines with it; checks read `doc.toString()` (breaks as \n), whose offsets
+ * are the editor's.
+ */
+export const separator = lineBreakOf;
+
 const diagnostic = (problem: ConfigProblem): Diagnostic => ({ from: problem.from, to: problem.to, severity: problem.severity, message: problem.message, source: problem.where === '' ? 'JSON' : 'schema' });
 
 export function createConfigView(options: ConfigViewOptions): ConfigView {
@@ -64,12 +74,18 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
 
   // Whether the text is dirty, found cheaply: a different length says so at once; the same length
   // needs a comparison of the whole text, which runs after the keystroke's frame, once per burst.
+  // The saved text as CodeMirror's Text is the loaded state's own doc when they are the same text
+  // (the usual case), so the first keystroke does not split 1 MiB into lines.
   let savedString: string | null = null;
   let savedText = Text.empty;
   const savedDoc = () => {
     const saved = options.saved();
-    if (saved !== savedString) [savedString, savedText] = [saved, Text.of(saved.split('\n'))];
+    if (saved !== savedString) [savedString, savedText] = [saved, Text.of(saved.split(view.state.lineBreak))];
     return savedText;
+  };
+  const loaded = (state: EditorState, text: string) => {
+    if (text === options.saved()) [savedString, savedText] = [text, state.doc];
+    return state;
   };
   let comparing: ReturnType<typeof setTimeout> | null = null;
   const compare = (view: EditorView) => {
@@ -108,15 +124,17 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
     }),
   ];
 
-  const view = new EditorView({ parent: options.parent, root: options.root, state: EditorState.create({ doc: options.text, extensions: extensions() }) });
+  const create = (text: string) => loaded(EditorState.create({ doc: text, extensions: [extensions(), EditorState.lineSeparator.of(separator(text))] }), text);
+  const view = new EditorView({ parent: options.parent, root: options.root, state: create(options.text) });
 
   const link: EditorLink = {
-    text: () => view.state.doc.toString(),
+    // With the text's own line breaks (toString would join lines with \n).
+    text: () => view.state.sliceDoc(),
     show(text, as) {
       if (as === 'load') {
         // The linter checks a fresh state after its delay by itself: opening does not wait for a
         // check of 1 MiB (a stored config is seldom wrong; its problems show half a second later).
-        view.setState(EditorState.create({ doc: text, extensions: extensions() }));
+        view.setState(create(text));
       } else {
         view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input.replace' });
         // A text put in by the page (a merge, a restored version) is checked at once, not after the typing delay.
@@ -124,6 +142,11 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
       }
     },
     apply(edits) {
+      // The edits' offsets are in the text as `text()` gives it; the editor's count a \r\n as one.
+      if (view.state.lineBreak !== '\n') {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: applyTextEdits(view.state.sliceDoc(), edits) }, userEvent: 'input.format' });
+        return;
+      }
       view.dispatch({ changes: edits.map((e) => ({ from: e.from, to: e.to, insert: e.insert })), userEvent: 'input.format', scrollIntoView: true });
     },
     check() {

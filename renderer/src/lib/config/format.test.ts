@@ -29,6 +29,14 @@ describe('formatConfig', () => {
     );
   });
 
+  it('keeps the text\'s own line breaks', () => {
+    expect(formatConfig('{"a":1}')).toBe('{\n  "a": 1\n}\n');
+    expect(formatConfig('{\r\n"a":1}')).toBe('{\r\n  "a": 1\r\n}\r\n');
+    // Mixed breaks come out of jsonc-parser one way or the other, but not mixed.
+    const mixed = formatConfig('{\r\n"a":\n1}')!;
+    expect([mixed.replace(/\r\n/g, '\n'), mixed.includes('\r\n') && /(^|[^\r])\n/.test(mixed)]).toEqual(['{\n  "a": 1\n}\n', false]);
+  });
+
   it('gives edits that apply in order', () => {
     expect(applyTextEdits('abcdef', [{ from: 1, to: 2, insert: 'X' }, { from: 4, to: 4, insert: '!' }])).toBe('aXcd!ef');
   });
