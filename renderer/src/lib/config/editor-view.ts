@@ -61,6 +61,11 @@ export const separator = lineBreakOf;
 
 const diagnostic = (problem: ConfigProblem): Diagnostic => ({ from: problem.from, to: problem.to, severity: problem.severity, message: problem.message, source: problem.where === '' ? 'JSON' : 'schema' });
 
+/**
+ * The editor: CodeMirror's basic setup (line numbers, folding, search, history, bracket closing,
+ * completion, the lint gutter and panel), JSON, the config checks and completion, Ctrl/Cmd+S and
+ * Shift+Alt+F, the app's colors; and its link for the ConfigDocument.
+ */
 export function createConfigView(options: ConfigViewOptions): ConfigView {
   // The current label and mode, which a load's fresh state must start with too.
   let label = options.label;

@@ -61,6 +61,7 @@ export interface DiffOptions extends Place {
   readonly maxHeight: string;
 }
 
+/** Two texts' differences: a MergeView of two read-only editors, or one editor with the unified view of what changed. */
 export function createDiffView(options: DiffOptions): DiffView {
   const collapse = options.collapse ? { collapseUnchanged: { margin: 3, minSize: 6 } } : {};
   if (options.layout === 'unified') {
@@ -125,6 +126,7 @@ export interface TextView extends Disposable {
   focus(): void;
 }
 
+/** A JSON editor for one text, read-only or not; Ctrl/Cmd+Enter submits and Escape cancels when given. */
 export function createTextView(options: Place & { readonly text: string; readonly label: string; readonly editable: boolean; readonly maxHeight: string; readonly onchange?: (text: string) => void; readonly onsubmit?: () => void; readonly oncancel?: () => void }): TextView {
   const keys = keymap.of([
     { key: 'Mod-Enter', run: () => (options.onsubmit?.(), true) },

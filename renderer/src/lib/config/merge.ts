@@ -2,6 +2,7 @@ import { diff, type Change } from '@codemirror/merge';
 import { diff3Merge } from 'node-diff3';
 import type { MergeConflict, ThreeWayMerge } from './merge-result';
 
+// What a merge answers, and what to do with it, live in merge-result.ts (no CodeMirror there); here too for callers of mergeText.
 export type { MergeConflict, ThreeWayMerge } from './merge-result';
 export { assemble, withMarkers } from './merge-result';
 
