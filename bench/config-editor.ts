@@ -17,7 +17,7 @@
  *   thread's work for it: the key's task (the editor's input handling) plus the rendering of the
  *   frame after it (animation callbacks to the end of paint); the wait between them for the next
  *   frame is idle time and not in it (the latency, with it, is printed beside). Baseline: the same
- *   typing in plain CodeMirror.
+ *   typing in plain CodeMirror. For context, the same typing in ConfigEditor on 50 components.
  * - Merge: merge.ts's mergeText of base, yours (53 components changed) and theirs (58 changed, one
  *   added; one component changed by both: the one conflict), in the page, median of MERGES.
  *   Baseline: JSON.parse of the base, alternated with it.
@@ -37,8 +37,8 @@ const KEYS = 150;
 const KEY_GAP_MS = 40;
 const MERGES = 9;
 const TARGETS = { openMs: 300, keyFrameP95Ms: 16.7, mergeMs: 200 } as const;
-/** Where the cursor goes: a component's name halfway down the text. */
-const CURSOR_AFTER = '"name": "component-02500';
+/** A small config, for context: what a keystroke costs on this machine when the text is not large. */
+const SMALL_COMPONENTS = 50;
 
 type Kind = 'kit' | 'plain';
 const median = (v: readonly number[]) => percentile(v, 50);
@@ -83,7 +83,7 @@ async function opens(browser: Browser, url: string, kind: Kind): Promise<{ cold:
 }
 
 /** Keystroke frame times of one kind, typing into the middle of the text. */
-async function keystrokes(browser: Browser, url: string, kind: Kind): Promise<{ work: number[]; latency: number[] }> {
+async function keystrokes(browser: Browser, url: string, kind: Kind, components = COMPONENTS): Promise<{ work: number[]; latency: number[] }> {
   const page = await freshPage(browser, url);
   try {
     await page.evaluate(
@@ -91,9 +91,10 @@ async function keystrokes(browser: Browser, url: string, kind: Kind): Promise<{ 
         const h = (window as unknown as { harness: Harness }).harness;
         const { base } = h.texts(components);
         await (kind === 'kit' ? h.openEditor(base) : h.openPlain(base));
+        // In a component's name halfway down the text.
         await h.placeCursor(cursor);
       },
-      { kind, components: COMPONENTS, cursor: CURSOR_AFTER },
+      { kind, components, cursor: `"name": "component-${String(Math.floor(components / 2)).padStart(5, '0')}` },
     );
     // Let the first check of the text and the background parse finish: typing starts on a settled editor.
     await page.waitForTimeout(1_500);
@@ -131,6 +132,7 @@ async function main(): Promise<void> {
       keys[kind].push(...times.work);
       latency[kind].push(...times.latency);
     }
+    const small = await keystrokes(browser, served.url, 'kit', SMALL_COMPONENTS);
 
     const page = await freshPage(browser, served.url);
     const merge = await page.evaluate(({ components, runs }) => (window as unknown as { harness: Harness }).harness.mergeTimes(components, runs), { components: COMPONENTS, runs: MERGES });
@@ -145,6 +147,7 @@ async function main(): Promise<void> {
     const stats = (v: readonly number[]) => `p50 ${ms(percentile(v, 50))}, p95 ${ms(percentile(v, 95))}, max ${ms(Math.max(...v))}`;
     console.log(`  keystroke frames' work (${keys.kit.length} / ${keys.plain.length} keys): ConfigEditor ${stats(keys.kit)}; plain ${stats(keys.plain)}`);
     console.log(`  keystroke to its frame's end (latency, with the wait for the frame): ConfigEditor ${stats(latency.kit)}; plain ${stats(latency.plain)}`);
+    console.log(`  for context, keystroke frames' work in ConfigEditor on ${SMALL_COMPONENTS} components (${(small.work.length)} keys): ${stats(small.work)}`);
     console.log(`  three-way merge, median of ${MERGES}: ${ms(median(merge.merge))} (${spread(merge.merge)}), ${merge.conflicts} conflict; JSON.parse ${ms(median(merge.parse))} (${spread(merge.parse)})`);
     const ok = [
       verdict('opening the editor on 1 MiB (cold)', median(open.kit.cold), TARGETS.openMs, median(open.plain.cold), 'baseline: CodeMirror alone with the same text, cold'),
