@@ -5,7 +5,7 @@ import { Clock } from './lib/state/clock.svelte';
 import { ConnectionStore } from './features/connection/connection.svelte';
 import { createFeatures } from './features';
 import { FleetActions } from './lib/fleet/fleet-actions';
-import { FleetStore } from './lib/fleet/fleet.svelte';
+import { FleetStore, type NodeRef } from './lib/fleet/fleet.svelte';
 import { nodeRoute } from './lib/fleet/routes';
 import { browserHistory, memoryHistory, type HistoryHost } from './lib/router/history';
 import { LocalServiceStore } from './features/local-service/local-service.svelte';
@@ -55,14 +55,27 @@ export class FleetApp implements Shell {
       leave: (owner) => this.workbench.leave(owner),
     });
     this.workbench = new Workbench(this.router);
-    this.fleet.navigate = (ref, options) => {
+    this.fleet.navigate = (ref, options = {}) => {
       const path = ref ? nodeRoute(ref) : '/';
-      if (options?.replace) this.router.replace(path);
+      const owner = this.router.match?.route.owner;
+      if (options.onlyOverFleet && owner !== 'fleet' && owner !== 'orgs') return;
+      if (options.insteadOf) {
+        // The deleted node's page, or one under it (its logs), if the user is still there.
+        const gone = nodeRoute(options.insteadOf);
+        if (this.router.path === gone || this.router.path.startsWith(`${gone}/`)) this.router.replace(path);
+      } else if (options.replace) this.router.replace(path);
       else this.router.go(path);
     };
     const { features, watch } = createFeatures(this, this.orgs);
     this.watch = watch;
     this.workbench.add(features);
+  }
+
+  /** A node picked in the tree or the palette: its page; when it is the page shown, its row brought into view again. */
+  openNode(ref: NodeRef): void {
+    const path = nodeRoute(ref);
+    if (path === this.router.path) this.fleet.show(ref);
+    else this.router.go(path);
   }
 
   get contributions(): Workbench {
@@ -117,7 +130,7 @@ export class FleetApp implements Shell {
   #followProfile(): () => void {
     return this.profiles.onSwitch(() => {
       this.workbench.reset();
-      void this.router.restore(() => this.#lastPage());
+      void this.router.restore(() => this.#lastPage(), { newStretch: true });
     });
   }
 

@@ -159,6 +159,26 @@ describe('FleetApp pages', () => {
     stop();
   });
 
+  test('an action answering late leaves the page the user went to: a move over the registry, a delete of a node no longer shown', async () => {
+    const { app } = setup();
+    const stop = app.follow();
+    await idle();
+    app.router.go('/orgs/o1/machines/m1');
+    app.router.go('/registry');
+    app.fleet.reveal({ kind: 'machine', orgId: 'o1', id: 'm1' }, { fromFleetPage: true });
+    expect(app.router.path).toBe('/registry');
+    app.fleet.revealInstead({ kind: 'location', orgId: 'o1', id: 'l1' }, { kind: 'machine', orgId: 'o1', id: 'm1' });
+    expect(app.router.path).toBe('/registry');
+    app.router.back();
+    app.fleet.revealInstead({ kind: 'location', orgId: 'o1', id: 'l1' }, { kind: 'machine', orgId: 'o1', id: 'm1' });
+    expect(app.router.path).toBe('/orgs/o1/locations/l1');
+    // Picking the page shown again brings its row into view, with no new entry.
+    const entries = app.router.canGoForward;
+    app.openNode({ kind: 'location', orgId: 'o1', id: 'l1' });
+    expect(app.router.canGoForward).toBe(entries);
+    stop();
+  });
+
   test('an address no page has: the start page, and a notice that says so', async () => {
     const { app } = setup({ address: '/no/such/page' });
     const stop = app.follow();

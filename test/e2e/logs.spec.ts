@@ -158,6 +158,13 @@ test('a whole machine merged; offline, search every cached line; back online the
   await hits.first().click();
   await expect(u.heading).toHaveText(`${MACHINE} / ${hitPart}`);
   await expect(u.main.getByRole('listbox', { name: 'Log lines' }).getByRole('option', { selected: true })).toContainText(new RegExp(word, 'i'));
+  // Back returns to the search as it was (its query and hits), Forward to the hit's line.
+  await page.getByRole('group', { name: 'History' }).getByRole('button', { name: 'Back' }).click();
+  await expect(u.heading).toHaveText('Search cached logs');
+  await expect(u.main.getByLabel('Search every cached log line')).toHaveValue(word);
+  await expect(hits.first().locator('mark')).toHaveText(new RegExp(`^${word}$`, 'i'));
+  await page.getByRole('group', { name: 'History' }).getByRole('button', { name: 'Forward' }).click();
+  await expect(u.heading).toHaveText(`${MACHINE} / ${hitPart}`);
   await page.waitForTimeout(2000);
 
   // The service is back: the tail resumes, says how long it was cut off, and fills the gap.

@@ -70,10 +70,13 @@ test('Back and Forward walk the pages shown, from the top bar, the keyboard and 
   await u.forward.click();
   await expect(u.heading).toHaveText('Registry');
   await expect(u.forward).toBeDisabled();
-  await sideButton(page, 'back');
-  await expect(u.heading).toHaveText(`Training of ${ACME}`);
-  await sideButton(page, 'forward');
-  await expect(u.heading).toHaveText('Registry');
+  // The mouse's side buttons: the page's in browser mode (in Electron, main has them as app-command).
+  if (app.launchUrl !== null) {
+    await sideButton(page, 'back');
+    await expect(u.heading).toHaveText(`Training of ${ACME}`);
+    await sideButton(page, 'forward');
+    await expect(u.heading).toHaveText('Registry');
+  }
 
   // A key typed in a field stays the field's: Alt+← there moves the caret, not the page.
   await u.main.getByRole('searchbox').first().fill('slam');

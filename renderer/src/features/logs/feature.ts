@@ -13,7 +13,8 @@ const NODE_LINK_TITLES = {
 
 /** Logs: a node's live logs, sets of parts, the search of every cached line (Ctrl/Cmd+Shift+F). */
 export function logsFeature(shell: Shell): Feature {
-  const pages = new LogsPages(shell);
+  // An empty list is not known yet (the first read): a page for an organization waits for it.
+  const pages = new LogsPages(shell, () => shell.fleet.orgs.length > 0);
   const props = () => ({ shell, pages });
   const node = (kind: Exclude<NodeKind, 'org'>) =>
     page({ pattern: LOGS_ROUTES[kind], owner: 'logs', page: LogsPage, props, enter: (match, signal) => pages.enterNode(kind, match, signal) });
@@ -29,7 +30,7 @@ export function logsFeature(shell: Shell): Feature {
     ],
     leave: () => pages.leave(),
     follow: () => pages.store.follow(),
-    reset: () => pages.leave(),
+    reset: () => pages.reset(),
     keys: () => ({
       '$mod+Shift+KeyF': (event) => {
         event.preventDefault();

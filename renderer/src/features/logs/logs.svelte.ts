@@ -390,8 +390,8 @@ export class LogsStore {
 
   /** Open a view (closing the one open), optionally with a filter set and a line to show (by key). */
   open(target: LogTarget, filter: LogFilter = EMPTY_FILTER, reveal: number | null = null): LogView {
+    // The search stays (its query and hits): Back from a hit's view returns to it.
     this.view?.close();
-    this.search = null;
     const view = new LogView(this.#bridge, target);
     if (reveal !== null) {
       view.reveal = reveal;
@@ -409,9 +409,14 @@ export class LogsStore {
     return this.search;
   }
 
-  close(): void {
+  /** Close the view only (the search stays for Back). */
+  closeView(): void {
     this.view?.close();
     this.view = null;
+  }
+
+  close(): void {
+    this.closeView();
     this.search = null;
   }
 }

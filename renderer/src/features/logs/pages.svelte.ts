@@ -20,12 +20,18 @@ export class LogsPages {
   readonly #shell: Shell;
   /** Set while a page waits for its organization's tree (a restore at start), or when it could not open. */
   waiting = $state(false);
+  /** Which kind of log page the route shows (the search stays open behind a view, for Back). */
+  mode = $state<'view' | 'search'>('view');
   missing = $state.raw<LogsMissing | null>(null);
   /** A filter to keep on the next view opened (a part added to a view). */
   #carry: LogFilter | null = null;
 
-  constructor(shell: Shell) {
+  readonly #orgsKnown: () => boolean;
+
+  /** `orgsKnown`: whether the organizations list is loaded (a page for one it lacks stops waiting). */
+  constructor(shell: Shell, orgsKnown: () => boolean = () => false) {
     this.#shell = shell;
+    this.#orgsKnown = orgsKnown;
     this.store = new LogsStore(shell.bridge);
   }
 
@@ -51,6 +57,7 @@ export class LogsPages {
   }
 
   enterSearch(): void {
+    this.mode = 'search';
     this.missing = null;
     this.waiting = false;
     this.store.openSearch();
@@ -62,18 +69,19 @@ export class LogsPages {
     targetFrom: (index: Awaited<ReturnType<Shell['fleet']['whenTree']>>) => { target: LogTarget; truncated: number } | null,
     line: number | null,
   ): Promise<void> {
+    this.mode = 'view';
     const filter = this.#carry;
     this.#carry = null;
     this.missing = null;
     const ready = this.#shell.fleet.tree(orgId);
     this.waiting = !ready;
-    if (!ready) this.store.close();
-    const index = ready ?? (await this.#shell.fleet.whenTree(orgId));
+    if (!ready) this.store.closeView();
+    const index = ready ?? (await this.#shell.fleet.whenTree(orgId, { signal, orgsKnown: this.#orgsKnown() }));
     if (signal.aborted) return;
     this.waiting = false;
     const found = targetFrom(index);
     if (!found) {
-      this.store.close();
+      this.store.closeView();
       this.missing = { what: index ? 'It is not in the cached fleet any more (deleted, or moved to another organization).' : 'Its organization is not in the cached fleet.', route: index ? nodeRoute({ kind: 'org', orgId, id: orgId }) : '/' };
       return;
     }
@@ -116,8 +124,15 @@ export class LogsPages {
     else router.go('/');
   }
 
-  leave(): void {
+  /** Another profile: nothing of the last one's logs stays. */
+  reset(): void {
+    this.leave();
     this.store.close();
+  }
+
+  /** Another feature's page: the view closes; the search (its query and hits) stays for Back. */
+  leave(): void {
+    this.store.closeView();
     this.missing = null;
     this.waiting = false;
     this.#carry = null;

@@ -11,7 +11,7 @@ export function registryFeature(shell: Shell): Feature {
   // Browser mode hands dropped files to its loopback server; Electron gives main their paths instead.
   const store = new RegistryStore(shell.bridge, {
     stage: shell.browserMode ? stageWithFetch : noStaging,
-    navigate: (path, options) => (options?.replace ? router.replace(path) : router.go(path)),
+    navigate: (path, options) => (options?.replace ? router.replace(path, options) : router.go(path)),
   });
   const props = () => ({ shell, store });
   return {

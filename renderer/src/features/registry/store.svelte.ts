@@ -12,7 +12,7 @@ import { UploadsStore } from './uploads.svelte';
 import { registryPath } from './routes';
 
 /** Shows a registry page through the app's router (so it gets an address, Back and Forward). */
-export type Navigate = (path: string, options?: { readonly replace?: boolean }) => void;
+export type Navigate = (path: string, options?: { readonly replace?: boolean; readonly ifShowing?: readonly string[] }) => void;
 
 /** Which registry page is open. */
 export type RegistryPage = { readonly kind: 'list' } | { readonly kind: 'item'; readonly itemId: string } | { readonly kind: 'module'; readonly moduleId: string };
@@ -146,7 +146,7 @@ export class RegistryStore {
     if (result.ok) {
       this.list.drop(itemId);
       // The item's page is gone: Back must not lead to it.
-      if (this.#navigate) this.#navigate(registryPath({}), { replace: true });
+      if (this.#navigate) this.#navigate(registryPath({}), { replace: true, ifShowing: [registryPath({ itemId }), registryPath({ moduleId: itemId })] });
       else this.show();
     }
     return result;

@@ -14,7 +14,7 @@ export function trainingFeature(shell: Shell): Feature {
   const store = new TrainingStore(shell.bridge, {
     notices: shell.notices,
     notifier: shell.browserMode && typeof window !== 'undefined' ? browserNotifier(window) : null,
-    navigate: (path, options) => (options?.replace ? router.replace(path) : router.go(path)),
+    navigate: (path, options) => (options?.replace ? router.replace(path, options) : router.go(path)),
   });
   const props = () => ({ shell, store });
   const known = (id: string | undefined) => (id && fleet.orgs.some((o) => o.id === id) ? id : undefined);

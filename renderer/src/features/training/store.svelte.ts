@@ -32,7 +32,7 @@ export interface TrainingOptions {
   /** Desktop notifications the page shows (browser mode); null where the host shows them (Electron). */
   notifier?: Notifier | null;
   /** Shows a training page through the app's router (an address, Back and Forward); without it, at once. */
-  navigate?: (path: string, options?: { readonly replace?: boolean }) => void;
+  navigate?: (path: string, options?: { readonly replace?: boolean; readonly ifShowing?: readonly string[] }) => void;
 }
 
 /** Training as the app shows it: one per app, like the registry. */
@@ -40,7 +40,7 @@ export class TrainingStore {
   readonly #bridge: FleetBridge;
   readonly #notices: Notices | null;
   readonly #notifier: Notifier | null;
-  readonly #navigate: ((path: string, options?: { readonly replace?: boolean }) => void) | null;
+  readonly #navigate: ((path: string, options?: { readonly replace?: boolean; readonly ifShowing?: readonly string[] }) => void) | null;
   readonly #summary: Synced<TrainingSummary>;
   /** The open organization's page; null: training is closed. */
   list = $state.raw<TrainingList | null>(null);
@@ -249,7 +249,7 @@ export class TrainingStore {
     const open = this.job;
     if (open && result.value.deleted.includes(open.jobId)) {
       // The job's page is gone: its list in its place, and Back must not lead to it.
-      if (this.#navigate) this.#navigate(trainingPath(open.orgId), { replace: true });
+      if (this.#navigate) this.#navigate(trainingPath(open.orgId), { replace: true, ifShowing: [trainingPath(open.orgId, open.jobId)] });
       else this.job = null;
     }
     return { ok: true, value: { deleted: result.value.deleted, failed } };

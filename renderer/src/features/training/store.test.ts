@@ -34,7 +34,7 @@ function fakeNotifier(initial: NotifyPermission = 'default') {
 
 const jobs = (list: readonly TrainingJob[], fromCache = false) => ({ orgId: 'org-acme', jobs: list, fromCache, syncedAt: '2026-11-25T10:05:00.000Z' });
 
-function setup(options: { notifier?: Notifier | null; navigate?: (path: string, options?: { readonly replace?: boolean }) => void } = {}) {
+function setup(options: { notifier?: Notifier | null; navigate?: (path: string, options?: { readonly replace?: boolean; readonly ifShowing?: readonly string[] }) => void } = {}) {
   const { transport, bridge } = fakeBridge();
   transport.handle('training.summary', trainingSummary({ 'org-acme': { running: 1, pending: 0 } }));
   transport.handle('training.list', (r) => {

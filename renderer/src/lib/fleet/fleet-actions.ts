@@ -68,13 +68,13 @@ export class FleetActions {
       if (!machine || target.kind !== 'location') return { ok: false, error: { kind: 'invalid', message: 'A machine can only be moved into a location.' } };
       if (machine.locationId === target.id) return { ok: true, value: null };
       const result = await this.bridge.invoke('machines.update', { machineId: source.id, name: machine.name, locationId: target.id });
-      if (result.ok) this.store.reveal(source);
+      if (result.ok) this.store.reveal(source, { fromFleetPage: true });
       return this.#done(result, (m) => `Moved “${m.name}” to ${targetName}.`);
     }
     if (source.kind === 'location') {
       const parentLocationId = target.kind === 'org' ? '' : target.id;
       const result = await this.bridge.invoke('locations.update', { locationId: source.id, parentLocationId });
-      if (result.ok) this.store.reveal(source);
+      if (result.ok) this.store.reveal(source, { fromFleetPage: true });
       return this.#done(result, (l) => `Moved “${l.name}” to ${targetName}.`);
     }
     return { ok: false, error: { kind: 'invalid', message: 'Only machines and locations can be moved.' } };
@@ -108,7 +108,7 @@ export class FleetActions {
         break;
       }
     }
-    if (result.ok) this.store.revealInstead(parent);
+    if (result.ok) this.store.revealInstead(parent, ref);
     return this.#done(result, () => `Deleted “${name}”.`);
   }
 

@@ -9,6 +9,16 @@ import type { Organization } from '../../../../common/orgs';
 import type { BridgeError } from '../../../../common/result';
 import type { IsoTime } from '../../../../common/schemas';
 
+/** How a node's page is asked for (see FleetStore.navigate). */
+export interface FleetNavigation {
+  /** In place of the current entry. */
+  readonly replace?: boolean;
+  /** Only while this (deleted) node's page, or a page under it, is the one shown. */
+  readonly insteadOf?: NodeRef;
+  /** Only while a fleet page (the start, an organization's, a node's) is the one shown. */
+  readonly onlyOverFleet?: boolean;
+}
+
 /** How long after the last change the expanded set is saved. */
 const SAVE_DELAY_MS = 500;
 
@@ -30,6 +40,8 @@ export class FleetStore {
   #query = $state('');
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #restoring: Promise<void> | null = null;
+  /** Selections made (to tell a remembered selection read before one from after it). */
+  #selects = 0;
   /** How many tree loads have begun (to tell a load that saw a write from one that began before it). */
   #loadsStarted = 0;
   /** A node to bring into view once a tree that holds it arrives. */
@@ -40,7 +52,7 @@ export class FleetStore {
    * Shows a node's page (the app's router); without it, `reveal` only selects. A page's route
    * selects through `show`, so the two never call each other in a circle.
    */
-  navigate: ((ref: NodeRef | null, options?: { replace?: boolean }) => void) | null = null;
+  navigate: ((ref: NodeRef | null, options?: FleetNavigation) => void) | null = null;
 
   constructor(bridge: FleetBridge, orgs: () => readonly Organization[]) {
     this.#bridge = bridge;
@@ -102,6 +114,8 @@ export class FleetStore {
   ensureTrees(): void {
     for (const org of this.orgs) if (!this.#trees.has(org.id) && !this.#loading.has(org.id)) void this.loadTree(org.id);
     for (const id of [...this.#trees.keys()]) if (!this.orgs.some((o) => o.id === id)) this.#trees.delete(id);
+    // A page waiting for an organization the list no longer has waits no more.
+    for (const [id, waiters] of [...this.#treeWaiters]) if (!this.orgs.some((o) => o.id === id) && !this.#loading.has(id)) for (const done of [...waiters]) done();
   }
 
   async loadTree(orgId: string): Promise<void> {
@@ -133,16 +147,24 @@ export class FleetStore {
    * The organization's tree once it is loaded, or undefined when its load failed, the organization
    * is unknown, or `timeoutMs` passed: a page restored at start asks before the first load ends.
    */
-  async whenTree(orgId: string, timeoutMs = 15_000): Promise<TreeIndex | undefined> {
+  async whenTree(orgId: string, options: { readonly timeoutMs?: number; readonly signal?: AbortSignal; readonly orgsKnown?: boolean } = {}): Promise<TreeIndex | undefined> {
     const ready = this.#trees.get(orgId);
     if (ready) return ready;
+    // Nothing will come: an organization the (loaded) list does not have, or a failed load with none under way.
+    if (options.orgsKnown && !this.orgs.some((o) => o.id === orgId)) return undefined;
+    if (this.#treeErrors.has(orgId) && !this.#loading.has(orgId)) return undefined;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
       const waiters = this.#treeWaiters.get(orgId) ?? [];
+      const done = (): void => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', done);
+        const left = (this.#treeWaiters.get(orgId) ?? []).filter((w) => w !== done);
+        if (left.length > 0) this.#treeWaiters.set(orgId, left);
+        else this.#treeWaiters.delete(orgId);
+        resolve();
+      };
+      const timer = setTimeout(done, options.timeoutMs ?? 15_000);
+      options.signal?.addEventListener('abort', done);
       waiters.push(done);
       this.#treeWaiters.set(orgId, waiters);
     });
@@ -165,7 +187,13 @@ export class FleetStore {
   }
 
   async #restore(): Promise<void> {
+    const selectsBefore = this.#selects;
     const [expanded, selected] = await Promise.all([this.#bridge.invoke('ui.get', { key: 'tree.expanded' }), this.#bridge.invoke('ui.get', { key: 'tree.selected' })]);
+    // A page shown meanwhile (an address, a deep link) selected its node: the remembered one is older.
+    if (this.#selects !== selectsBefore) {
+      if (expanded.ok && Array.isArray(expanded.value.value)) for (const key of expanded.value.value) if (typeof key === 'string') this.expanded.add(key);
+      return;
+    }
     this.expanded.clear();
     if (expanded.ok && Array.isArray(expanded.value.value)) for (const key of expanded.value.value) if (typeof key === 'string') this.expanded.add(key);
     if (selected.ok && typeof selected.value.value === 'string' && parseKey(selected.value.value)) this.#selectedKey = selected.value.value;
@@ -186,20 +214,26 @@ export class FleetStore {
   }
 
   select(key: string | null): void {
+    this.#selects += 1;
     if (this.#pendingReveal && nodeKey(this.#pendingReveal.ref) !== key) this.#pendingReveal = null;
     this.#selectedKey = key;
     void this.#bridge.invoke('ui.set', { key: 'tree.selected', value: key });
   }
 
-  /** Go to a node's page (through `navigate`), its row selected and in view. */
-  reveal(ref: NodeRef): void {
-    if (this.navigate) this.navigate(ref);
-    else this.show(ref);
+  /**
+   * Go to a node's page (through `navigate`), its row selected and in view. `fromFleetPage`: an
+   * action's answer (a move) that goes there only while a fleet page is shown, not over another page.
+   */
+  reveal(ref: NodeRef, options: { readonly fromFleetPage?: boolean } = {}): void {
+    // Shown first: when the page is already this node's (a move), the router has nothing to enter,
+    // and the node's new ancestors must still open.
+    this.show(ref);
+    this.navigate?.(ref, options.fromFleetPage ? { onlyOverFleet: true } : {});
   }
 
-  /** After a delete: the parent's page (or none) in place of the deleted node's. */
-  revealInstead(ref: NodeRef | null): void {
-    if (this.navigate) this.navigate(ref, { replace: true });
+  /** After `deleted` was deleted: the parent's page (or none) in place of the deleted node's, if that is still shown. */
+  revealInstead(ref: NodeRef | null, deleted: NodeRef): void {
+    if (this.navigate) this.navigate(ref, { replace: true, insteadOf: deleted });
     else this.select(ref ? nodeKey(ref) : null);
   }
 

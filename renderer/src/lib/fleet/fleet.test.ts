@@ -111,6 +111,49 @@ describe('FleetStore', () => {
     expect(store.label({ kind: 'part', orgId: 'a', id: 'p2' })).toBe('bot-1-arm');
   });
 
+  test('with the app\'s router: reveal opens the ancestors and asks for the node\'s page; after a delete, the parent\'s in its place', async () => {
+    const { store } = setup();
+    const asked: [string | null, boolean][] = [];
+    store.navigate = (ref, options) => asked.push([ref ? nodeKey(ref) : null, options?.replace ?? false]);
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    store.reveal({ kind: 'part', orgId: 'a', id: 'p2' });
+    // Opened at once: when the page already is the node's (it moved), nothing else would open them.
+    expect(labels(store)).toContain('        bot-1-arm');
+    store.revealInstead({ kind: 'machine', orgId: 'a', id: 'bot-1' }, { kind: 'part', orgId: 'a', id: 'p2' });
+    store.revealInstead(null, { kind: 'org', orgId: 'a', id: 'a' });
+    store.reveal({ kind: 'machine', orgId: 'a', id: 'bot-1' }, { fromFleetPage: true });
+    expect(asked).toEqual([
+      ['part:a:p2', false],
+      ['machine:a:bot-1', true],
+      [null, true],
+      ['machine:a:bot-1', false],
+    ]);
+  });
+
+  test('whenTree answers a tree once its load ends, undefined when it failed or took too long', async () => {
+    const { store, transport } = setup();
+    const waiting = store.whenTree('a');
+    store.ensureTrees();
+    expect((await waiting)?.tree.orgId).toBe('a');
+    expect(await store.whenTree('a')).toBe(store.tree('a'));
+    transport.handle('locations.tree', () => ({ ok: false, error: { kind: 'offline', message: 'The service cannot be reached.' } }));
+    const failing = store.whenTree('q');
+    void store.loadTree('q');
+    expect(await failing).toBeUndefined();
+    const never = store.whenTree('never', { timeoutMs: 20 });
+    vi.advanceTimersByTime(20);
+    expect(await never).toBeUndefined();
+    // Answered at once: an organization the loaded list does not have, a tree whose load failed.
+    expect(await store.whenTree('gone', { orgsKnown: true })).toBeUndefined();
+    expect(await store.whenTree('q')).toBeUndefined();
+    const aborted = new AbortController();
+    const waiting2 = store.whenTree('w', { signal: aborted.signal });
+    aborted.abort();
+    expect(await waiting2).toBeUndefined();
+  });
+
   test('reloads the trees main names in fleet.changed', async () => {
     const { store, transport } = setup();
     store.follow();

@@ -14,11 +14,20 @@ export function historyKeyHint(mac = isMac()): { readonly back: string; readonly
 const BACK_BUTTON = 3;
 const FORWARD_BUTTON = 4;
 
+/** Inputs that take typing (not checkboxes, radios or buttons). */
+const TYPED = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'datetime-local', 'month', 'time', 'week', '']);
+
 /** Text fields keep their own keys: Alt+← moves by word on macOS, and a field may use any of these. */
 function inField(target: EventTarget | null): boolean {
-  const el = target as (HTMLElement & { isContentEditable?: boolean }) | null;
+  const el = target as (HTMLElement & { isContentEditable?: boolean; type?: string }) | null;
   const tag = el?.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el?.isContentEditable === true;
+  if (tag === 'INPUT') return TYPED.has(el?.type ?? '');
+  return tag === 'TEXTAREA' || tag === 'SELECT' || el?.isContentEditable === true;
+}
+
+/** A modal dialog is open: the page under it must not change (what the dialog edits would go). */
+function dialogOpen(win: Window): boolean {
+  return typeof win.document?.querySelector === 'function' && win.document.querySelector('dialog[open]') !== null;
 }
 
 /**
@@ -26,9 +35,10 @@ function inField(target: EventTarget | null): boolean {
  * Each handled event is cancelled: Chromium would otherwise also walk the window's history itself
  * (the same entries), moving twice.
  */
-export function bindHistoryInput(win: Window, router: Pick<Router, 'back' | 'forward'>, mac = isMac(win.navigator)): () => void {
+export function bindHistoryInput(win: Window, router: Pick<Router, 'back' | 'forward'>, options: { readonly mac?: boolean; readonly mouse?: boolean } = {}): () => void {
+  const mac = options.mac ?? isMac(win.navigator);
   const key = (event: KeyboardEvent) => {
-    if (event.defaultPrevented || event.repeat || event.isComposing || inField(event.target)) return;
+    if (event.defaultPrevented || event.repeat || event.isComposing || inField(event.target) || dialogOpen(win)) return;
     const plainAlt = event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey;
     const plainMeta = event.metaKey && !event.ctrlKey && !event.altKey && !event.shiftKey;
     let move: 'back' | 'forward' | null = null;
@@ -43,12 +53,15 @@ export function bindHistoryInput(win: Window, router: Pick<Router, 'back' | 'for
   const mouse = (event: MouseEvent) => {
     if (event.button !== BACK_BUTTON && event.button !== FORWARD_BUTTON) return;
     event.preventDefault();
+    if (dialogOpen(win)) return;
     // The move happens on the button's release, as in browsers; the press is only cancelled.
     if (event.type === 'mouseup') router[event.button === BACK_BUTTON ? 'back' : 'forward']();
   };
   win.addEventListener('keydown', key);
-  win.addEventListener('mousedown', mouse);
-  win.addEventListener('mouseup', mouse);
+  if (options.mouse ?? true) {
+    win.addEventListener('mousedown', mouse);
+    win.addEventListener('mouseup', mouse);
+  }
   return () => {
     win.removeEventListener('keydown', key);
     win.removeEventListener('mousedown', mouse);

@@ -106,6 +106,13 @@ export class Router {
   #last = $state(0);
   #entering: AbortController | null = null;
   #stop: (() => void) | null = null;
+  /**
+   * The first entry Back may reach: a profile switch starts a new stretch of history (the last
+   * profile's pages are not this one's), so Back stops at the switch.
+   */
+  #floor = 0;
+  /** Restores begun; only the latest may apply (two quick profile switches). */
+  #restores = 0;
 
   constructor(host: HistoryHost, options: RouterOptions = {}) {
     this.#host = host;
@@ -123,7 +130,7 @@ export class Router {
   }
 
   get canGoBack(): boolean {
-    return this.#index > 0;
+    return this.#index > this.#floor;
   }
   get canGoForward(): boolean {
     return this.#index < this.#last;
@@ -144,20 +151,29 @@ export class Router {
     const index = this.#host.index();
     this.#index = index ?? 0;
     this.#last = this.#index;
+    this.#floor = 0;
     if (there !== '') {
       this.#host.replace(there, this.#index);
       this.#show(there);
       return Promise.resolve();
     }
+    // Marked as the app's first entry at once: a page gone to before the restore answers (a deep
+    // link, a click) becomes this entry (see go), and Back must know where the app begins.
+    this.#host.replace(HOME, this.#index);
     return this.restore(fallback);
   }
 
-  /** Show `fallback`'s page in place of the current entry (a start, another profile's last page). */
-  async restore(fallback: () => Promise<string | null> | string | null): Promise<void> {
+  /**
+   * Show `fallback`'s page in place of the current entry (a start, another profile's last page).
+   * `newStretch`: history before this entry belongs to another profile, and Back stops here.
+   */
+  async restore(fallback: () => Promise<string | null> | string | null, options: { readonly newStretch?: boolean } = {}): Promise<void> {
     const entering = this.match;
+    const restore = ++this.#restores;
+    if (options.newStretch) this.#floor = this.#index;
     const path = await (async () => fallback())().catch(() => null);
-    // The user went somewhere while the remembered page was being read: that wins.
-    if (this.match !== entering) return;
+    // The user went somewhere while the remembered page was being read (that wins), or a later restore began.
+    if (this.match !== entering || restore !== this.#restores) return;
     this.#replace(path && this.#find(path) ? path : HOME);
   }
 
@@ -167,9 +183,22 @@ export class Router {
     this.#entering?.abort();
   }
 
-  /** Go to `path` as a new entry (the same path again does nothing). */
+  /**
+   * Go to `path` as a new entry (the same path again does nothing). Before the first page is shown
+   * (a deep link while the start reads the last page) it becomes the first entry instead; an
+   * address no page has is said and changes nothing.
+   */
   go(path: string): void {
     if (path === this.match?.path) return;
+    if (!this.#find(path)) {
+      this.#options.notFound?.(path);
+      if (this.match === null) this.#replace(HOME);
+      return;
+    }
+    if (this.match === null) {
+      this.#replace(path);
+      return;
+    }
     const index = this.#index + 1;
     this.#host.push(path, index);
     this.#index = index;
@@ -177,8 +206,13 @@ export class Router {
     this.#show(path);
   }
 
-  /** Show `path` in place of the current entry (a page that moved: a deleted job back to its list). */
-  replace(path: string): void {
+  /**
+   * Show `path` in place of the current entry (a page that moved: a deleted job back to its list).
+   * With `ifShowing`, only while that page is still the one shown: an action that answers after the
+   * user went elsewhere must not take the page they are on.
+   */
+  replace(path: string, options: { readonly ifShowing?: readonly string[] } = {}): void {
+    if (options.ifShowing && !options.ifShowing.includes(this.path)) return;
     if (path === this.match?.path) return;
     this.#replace(path);
   }
@@ -200,6 +234,11 @@ export class Router {
   #popped(): void {
     const path = this.#host.current() || HOME;
     const index = this.#host.index();
+    if (index !== null && index < this.#floor) {
+      // The browser's own Back, past a profile switch: the last profile's pages are not this one's.
+      this.#host.go(this.#floor - index);
+      return;
+    }
     if (index === null) {
       // An address typed by hand is a new entry of the app's.
       this.#index += 1;

@@ -104,14 +104,64 @@ describe('the router', () => {
     expect(router.path).toBe('/orgs/o1/training');
   });
 
-  it('an unknown address shows the start page in its place and says so; a bad escape is unknown', async () => {
+  it('going to an address no page has says so and changes nothing; a bad escape is unknown; a typed one shows the start in its place', async () => {
     const { router, told, history } = setup();
     await router.start();
+    router.go('/orgs/o1/training');
     router.go('/orgs/o1/nothing');
     router.go('/orgs/%E0%A4%A/training');
-    expect(router.path).toBe('/');
+    expect(router.path).toBe('/orgs/o1/training');
     expect(told.filter((t) => t.startsWith('not found'))).toEqual(['not found /orgs/o1/nothing', 'not found /orgs/%E0%A4%A/training']);
-    expect(history.entries.at(-1)).toBe('/');
+    expect(history.entries).toEqual(['/', '/orgs/o1/training']);
+    const typed = setup('/no/such');
+    await typed.router.start();
+    expect(typed.router.path).toBe('/');
+    expect(typed.history.entries).toEqual(['/']);
+  });
+
+  it('a page gone to before the start\'s restore answered (a deep link) is the first entry: Back has nowhere to go', async () => {
+    const { router, history } = setup();
+    let answer: (path: string) => void = () => undefined;
+    const started = router.start(() => new Promise<string>((resolve) => (answer = resolve)));
+    router.go('/orgs/o1/training');
+    answer('/registry/items/x');
+    await started;
+    expect(history.entries).toEqual(['/orgs/o1/training']);
+    expect(router.canGoBack).toBe(false);
+    router.go('/registry/items/a');
+    router.back();
+    expect(router.path).toBe('/orgs/o1/training');
+    expect([router.canGoBack, router.canGoForward]).toEqual([false, true]);
+  });
+
+  it('another profile starts a new stretch: Back stops there, even the browser\'s own; only the latest restore applies', async () => {
+    const { router, history } = setup();
+    await router.start();
+    router.go('/orgs/o1/training');
+    router.go('/orgs/o1/parts/p1');
+    let first: (path: string) => void = () => undefined;
+    const slow = router.restore(() => new Promise<string>((resolve) => (first = resolve)), { newStretch: true });
+    const fast = router.restore(() => '/registry/items/b', { newStretch: true });
+    await fast;
+    first('/registry/items/a');
+    await slow;
+    expect(router.path).toBe('/registry/items/b');
+    expect(router.canGoBack).toBe(false);
+    router.back();
+    expect(router.path).toBe('/registry/items/b');
+    history.go(-1); // the browser's Back button: bounced forward again
+    expect(router.path).toBe('/registry/items/b');
+    expect(history.at).toBe(2);
+  });
+
+  it('replace with ifShowing changes the entry only while that page is shown (an action answering late)', async () => {
+    const { router } = setup();
+    await router.start();
+    router.go('/orgs/o1/training/jobs/j1');
+    router.replace('/orgs/o1/training', { ifShowing: ['/orgs/o1/training/jobs/j2'] });
+    expect(router.path).toBe('/orgs/o1/training/jobs/j1');
+    router.replace('/orgs/o1/training', { ifShowing: ['/orgs/o1/training/jobs/j1'] });
+    expect(router.path).toBe('/orgs/o1/training');
   });
 
   it('the most literal pattern wins, whatever the order of registration', async () => {
@@ -150,7 +200,9 @@ describe('Back and Forward from the keyboard and the mouse', () => {
   /** Enough of a window for the bindings: listeners by type, dispatched by hand. */
   function fakeWindow() {
     const listeners = new Map<string, ((e: Event) => void)[]>();
+    let dialog: object | null = null;
     const win = {
+      document: { querySelector: (selector: string) => (selector === 'dialog[open]' ? dialog : null) },
       navigator: { platform: 'Linux x86_64', userAgent: 'X11' },
       addEventListener: (type: string, l: (e: Event) => void) => listeners.set(type, [...(listeners.get(type) ?? []), l]),
       removeEventListener: (type: string, l: (e: Event) => void) => listeners.set(type, (listeners.get(type) ?? []).filter((x) => x !== l)),
@@ -161,14 +213,14 @@ describe('Back and Forward from the keyboard and the mouse', () => {
       for (const l of listeners.get(type) ?? []) l(event);
       return prevented;
     };
-    return { win, fire, count: () => [...listeners.values()].flat().length };
+    return { win, fire, count: () => [...listeners.values()].flat().length, openDialog: (open: boolean) => (dialog = open ? {} : null) };
   }
 
   it('Alt+← / Alt+→ elsewhere, ⌘[ / ⌘] on macOS, the side buttons on release; fields keep their keys', () => {
     const moves: string[] = [];
     const router = { back: () => moves.push('back'), forward: () => moves.push('forward') };
     const { win, fire, count } = fakeWindow();
-    const stop = bindHistoryInput(win, router, false);
+    const stop = bindHistoryInput(win, router, { mac: false });
     expect(fire('keydown', { key: 'ArrowLeft', altKey: true })).toBe(true);
     fire('keydown', { key: 'ArrowRight', altKey: true });
     fire('keydown', { key: 'ArrowLeft', altKey: true, shiftKey: true }); // a selection shortcut, not Back
@@ -182,13 +234,27 @@ describe('Back and Forward from the keyboard and the mouse', () => {
     stop();
     expect(count()).toBe(0);
     const mac = fakeWindow();
-    const stopMac = bindHistoryInput(mac.win, router, true);
+    const stopMac = bindHistoryInput(mac.win, router, { mac: true });
     moves.length = 0;
     mac.fire('keydown', { code: 'BracketLeft', key: '[', metaKey: true });
     mac.fire('keydown', { code: 'BracketRight', key: ']', metaKey: true });
     mac.fire('keydown', { key: 'ArrowLeft', altKey: true }); // a word to the left on macOS
     expect(moves).toEqual(['back', 'forward']);
     stopMac();
+  });
+
+  it('nothing moves while a modal dialog is open; without the mouse option the side buttons are left alone (Electron: main has them)', () => {
+    const moves: string[] = [];
+    const router = { back: () => moves.push('back'), forward: () => moves.push('forward') };
+    const { win, fire, openDialog } = fakeWindow();
+    const stop = bindHistoryInput(win, router, { mac: false, mouse: false });
+    openDialog(true);
+    fire('keydown', { key: 'ArrowLeft', altKey: true });
+    openDialog(false);
+    expect(fire('mouseup', { button: 3 })).toBe(false);
+    fire('keydown', { key: 'ArrowLeft', altKey: true, target: { tagName: 'INPUT', type: 'checkbox' } });
+    expect(moves).toEqual(['back']);
+    stop();
   });
 
   it('says the shortcuts of the platform', () => {
