@@ -5,6 +5,7 @@
  * A new domain adds its file and one line in each of `requestSchemas` and `Responses`.
  */
 import type { z } from 'zod';
+import { configRequests, type ConfigResponses } from './config';
 import { connectionRequests, type ConnectionResponses } from './connection';
 import { localServiceRequests, type LocalServiceResponses } from './local-service';
 import { locationsRequests, type LocationsResponses } from './locations';
@@ -27,6 +28,7 @@ export const requestSchemas = {
   ...logsRequests,
   ...registryRequests,
   ...trainingRequests,
+  ...configRequests,
   ...uiRequests,
 } as const;
 
@@ -40,6 +42,7 @@ export type Responses = ProfilesResponses &
   LogsResponses &
   RegistryResponses &
   TrainingResponses &
+  ConfigResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

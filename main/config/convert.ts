@@ -1,0 +1,19 @@
+/** Wire messages of part configs as the cache and the bridge hold them. */
+import type { RobotPart } from '../../proto/gen/fleet/app/v1/machines';
+import type { ConfigDraft, PartConfig } from '../../common/config';
+import type { IsoTime } from '../../common/schemas';
+import { AppError } from '../backend/errors';
+import { iso } from '../fleet/convert';
+import type { CachedPartConfig } from './cache';
+
+/** A part's config as the cache keeps it: never its secrets, which RobotPart carries beside the config. */
+export function cachedConfigFromWire(part: RobotPart, configJson: string, at: IsoTime): CachedPartConfig {
+  const lastUpdated = iso(part.lastUpdated);
+  // Every part has one from its creation on (docs/PROTOCOL.md); without it no save could be checked.
+  if (lastUpdated === null) throw new AppError('internal', `The service answered part ${part.id} without last_updated, which a save needs to detect conflicts.`);
+  return { partId: part.id, machineId: part.robotId, name: part.name, configJson, lastUpdated, syncedAt: at };
+}
+
+export function partConfigView(config: CachedPartConfig, fromCache: boolean, draft: ConfigDraft | null): PartConfig {
+  return { partId: config.partId, machineId: config.machineId, name: config.name, configJson: config.configJson, lastUpdated: config.lastUpdated, fromCache, syncedAt: config.syncedAt, draft };
+}

@@ -1,0 +1,152 @@
+/**
+ * Part configs through the backend, as the renderer calls them, against a real fleet service on a
+ * loopback port, with two apps (real backends, real SQLite caches) editing the same parts: the text
+ * kept verbatim, the conflict a stale save gets, paging through history, offline reads from the
+ * cache after the service stops, and payloads the bridge refuses before anything reaches the service.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FleetClient } from '../../main/grpc/client';
+import { trustedSender } from '../helpers/backend';
+import { startConfigFleet, type ConfigFleet } from '../helpers/config-fleet';
+
+let fleet: ConfigFleet;
+
+beforeAll(async () => {
+  fleet = await startConfigFleet('config');
+}, 60_000);
+afterAll(async () => {
+  await fleet?.close();
+});
+
+/** The bridge error of a call expected to fail. */
+async function failure(result: Promise<{ ok: boolean; error?: { kind: string; message: string } }>) {
+  const r = await result;
+  expect(r.ok).toBe(false);
+  return r.error!;
+}
+
+describe('reading and saving a part config', () => {
+  it('keeps the text verbatim (spacing, key order) and answers lastUpdated, which moves with every save', async () => {
+    const { partId, machineId } = await fleet.machine('verbatim');
+    const read = await fleet.a.value('config.part', { partId });
+    expect(read).toMatchObject({ partId, machineId, fromCache: false, draft: null });
+    expect(JSON.parse(read.configJson)).toEqual({});
+    const text = '{\n    "zeta": 1,\n  "alpha":   {"b": 2, "a": [3, 1]},\n  "components": []\n}';
+    const saved = await fleet.a.value('config.save', { partId, configJson: text, lastUpdated: read.lastUpdated });
+    expect(saved.configJson).toBe(text);
+    expect(saved.lastUpdated > read.lastUpdated).toBe(true);
+    // The other app reads exactly the same text from the service.
+    expect((await fleet.b.value('config.part', { partId })).configJson).toBe(text);
+    expect((await fleet.a.value('config.part', { partId })).lastUpdated).toBe(saved.lastUpdated);
+  });
+
+  it('refuses a stale save from the second app as a conflict that says so, changes nothing, and takes the merge saved with the new lastUpdated', async () => {
+    const { partId } = await fleet.machine('two-editors');
+    const startA = await fleet.a.value('config.part', { partId });
+    const startB = await fleet.b.value('config.part', { partId });
+    expect(startB.lastUpdated).toBe(startA.lastUpdated);
+    const mine = await fleet.a.value('config.save', { partId, configJson: '{"components": [{"name": "arm"}]}', lastUpdated: startA.lastUpdated });
+
+    const conflict = await failure(fleet.b.call('config.save', { partId, configJson: '{"services": [{"name": "nav"}]}', lastUpdated: startB.lastUpdated }));
+    expect(conflict.kind).toBe('conflict');
+    expect(conflict.message).toMatch(/someone else changed/i);
+    expect(conflict.message).toMatch(/merge/);
+    // Nothing changed at the service.
+    const now = await fleet.b.value('config.part', { partId });
+    expect(now.configJson).toBe(mine.configJson);
+    expect(now.lastUpdated).toBe(mine.lastUpdated);
+    // The merge, saved with the lastUpdated just read, goes through; and A's old token is stale now.
+    const merged = '{"components": [{"name": "arm"}], "services": [{"name": "nav"}]}';
+    expect((await fleet.b.value('config.save', { partId, configJson: merged, lastUpdated: now.lastUpdated })).configJson).toBe(merged);
+    expect((await failure(fleet.a.call('config.save', { partId, configJson: '{}', lastUpdated: mine.lastUpdated }))).kind).toBe('conflict');
+    expect((await fleet.a.value('config.part', { partId })).configJson).toBe(merged);
+  });
+
+  it('passes on what the service refuses in a config with its reason, as invalid, and an unknown part as not-found', async () => {
+    const { partId } = await fleet.machine('refused');
+    const { lastUpdated } = await fleet.a.value('config.part', { partId });
+    const unknown = await failure(fleet.a.call('config.save', { partId, configJson: '{"fragments": ["no-such-fragment"]}', lastUpdated }));
+    expect(unknown.kind).toBe('invalid');
+    expect(unknown.message).toMatch(/no-such-fragment/);
+    expect(JSON.parse((await fleet.a.value('config.part', { partId })).configJson)).toEqual({});
+    expect((await failure(fleet.a.call('config.part', { partId: 'no-such-part' }))).kind).toBe('not-found');
+    expect((await failure(fleet.a.call('config.save', { partId: 'no-such-part', configJson: '{}', lastUpdated }))).kind).toBe('not-found');
+  });
+
+  it('never writes a part secret to the cache', async () => {
+    const { partId } = await fleet.machine('secretive');
+    await fleet.a.value('config.part', { partId });
+    const client = new FleetClient(fleet.target);
+    try {
+      const part = (await client.call('read the part', client.app.getRobotPart, { robotPartId: partId })).part!;
+      expect(part.secrets.length).toBeGreaterThan(0);
+      const cacheDir = join(fleet.dir, 'a', 'profiles', (await fleet.a.value('profiles.list', {})).activeId!);
+      const bytes = readdirSync(cacheDir)
+        .filter((f) => f.startsWith('cache.sqlite'))
+        .map((f) => readFileSync(join(cacheDir, f)).toString('latin1'))
+        .join('');
+      expect(bytes).toContain(partId);
+      for (const secret of part.secrets) expect(bytes).not.toContain(secret.secret);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('payloads the bridge refuses, with what is wrong', () => {
+  const long = `{"a": "${'x'.repeat(1.5 * 1024 * 1024)}"}`;
+  const deep = `${'['.repeat(60)}${'{"a":'.repeat(50)}1${'}'.repeat(50)}${']'.repeat(60)}`;
+  it.each([
+    ['config.part', {}, /partId/],
+    ['config.part', { partId: '' }, /partId must not be empty/],
+    ['config.part', { partId: 'p', extra: 1 }, /extra/],
+    ['config.save', { partId: 'p', configJson: '[1, 2]', lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson must be a JSON object/],
+    ['config.save', { partId: 'p', configJson: '{"a": ', lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson is not valid JSON/],
+    ['config.save', { partId: 'p', configJson: 'null', lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson must be a JSON object/],
+    ['config.save', { partId: 'p', configJson: long, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson .*1\.5 MiB/],
+    ['config.save', { partId: 'p', configJson: `{"d": ${deep}}`, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson nests more than 100 levels/],
+    ['config.save', { partId: 'p', configJson: '{}', lastUpdated: 'yesterday' }, /lastUpdated must be an ISO-8601 time/],
+    ['config.save', { partId: 'p', configJson: '{}' }, /lastUpdated/],
+    ['config.save', { partId: 'p', configJson: 42, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson/],
+  ])('%s %#', async (channel, payload, message) => {
+    const result = await fleet.a.host.dispatch(trustedSender, channel, payload);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.kind).toBe('invalid');
+      expect(result.error.message).toMatch(message);
+    }
+  });
+});
+
+describe('offline, after the service stops', () => {
+  let partId: string;
+  let saved: { configJson: string; lastUpdated: string };
+
+  beforeAll(async () => {
+    ({ partId } = await fleet.machine('offline-reader'));
+    const { lastUpdated } = await fleet.a.value('config.part', { partId });
+    saved = await fleet.a.value('config.save', { partId, configJson: '{\n  "components": [{"name": "cam", "model": "rgb"}]\n}', lastUpdated });
+    await fleet.stopService();
+  });
+  afterAll(async () => {
+    await fleet.startService();
+  });
+
+  it('reads a part config from the cache, saying so and since when', async () => {
+    const read = await fleet.a.value('config.part', { partId });
+    expect(read).toMatchObject({ partId, configJson: saved.configJson, lastUpdated: saved.lastUpdated, fromCache: true });
+    expect(Date.parse(read.syncedAt)).not.toBeNaN();
+    expect((await fleet.a.value('connection.get', {})).status).toBe('offline');
+  });
+
+  it('says a config never read is not in the cache, and that a save needs the service and changed nothing', async () => {
+    const never = await failure(fleet.b.call('config.part', { partId }));
+    expect(never.kind).toBe('offline');
+    expect(never.message).toMatch(/not in the cache/);
+    const save = await failure(fleet.a.call('config.save', { partId, configJson: '{}', lastUpdated: saved.lastUpdated }));
+    expect(save.kind).toBe('offline');
+    expect(save.message).toMatch(/Nothing was changed/);
+  });
+});
