@@ -314,9 +314,18 @@ export const configRequests = {
    * dropped. Needs the service.
    */
   'config.save': z.object({ partId: id, configJson: configText, lastUpdated: isoTime }).strict(),
+  /** A page of a part's history, newest first (100 a page unless `pageSize` says): from the service when online (and cached), else the cache. */
+  'config.history': z
+    .object({
+      partId: id,
+      pageToken: pageToken.optional(),
+      pageSize: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1000, 'is at most 1000').optional(),
+    })
+    .strict(),
 };
 
 export interface ConfigResponses {
   'config.part': PartConfig;
   'config.save': PartConfig;
+  'config.history': PartHistoryPage;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openCache } from '../cache/cache';
-import { cachedPartConfig, forgetPart, putPartConfig } from './cache';
+import type { PartHistoryEntry } from '../../common/config';
+import { cachedPartConfig, cachedPartHistory, forgetPart, MAX_CACHED_HISTORY, putPartConfig, putPartHistory } from './cache';
 
 const config = (lastUpdated: string, configJson = '{}') => ({ partId: 'p', machineId: 'm', name: 'p-main', configJson, lastUpdated, syncedAt: '2026-05-01T00:00:00.000Z' });
 
@@ -14,5 +15,34 @@ describe('part configs in the cache', () => {
     expect(cachedPartConfig(db, 'p')).toEqual(config('2026-05-01T10:00:00.003Z', '{"next": true}'));
     forgetPart(db, 'p');
     expect(cachedPartConfig(db, 'p')).toBeNull();
+  });
+});
+
+const entry = (n: number): PartHistoryEntry => ({
+  partId: 'p',
+  when: null,
+  editedBy: null,
+  previous: { name: 'p-main', configJson: `{"n": ${n}}`, mainPart: true, markedForRestart: false, lastUpdated: null },
+});
+const ns = (entries: readonly PartHistoryEntry[] | undefined) => entries?.map((e) => (JSON.parse(e.previous.configJson) as { n: number }).n);
+
+describe('part histories in the cache', () => {
+  it('write later pages at their offset, and a fresh first page replaces the rest (the history grew at its new end)', () => {
+    const db = openCache(':memory:');
+    expect(cachedPartHistory(db, 'p', 0, 10)).toBeNull();
+    putPartHistory(db, 'p', 0, [entry(9), entry(8)], '2026-05-01T00:00:00.000Z');
+    putPartHistory(db, 'p', 2, [entry(7), entry(6)], '2026-05-01T00:00:01.000Z');
+    expect(ns(cachedPartHistory(db, 'p', 0, 10)?.entries)).toEqual([9, 8, 7, 6]);
+    expect(cachedPartHistory(db, 'p', 1, 2)).toMatchObject({ more: true, syncedAt: '2026-05-01T00:00:00.000Z' });
+    putPartHistory(db, 'p', 0, [entry(10), entry(9)], '2026-05-02T00:00:00.000Z');
+    expect(ns(cachedPartHistory(db, 'p', 0, 10)?.entries)).toEqual([10, 9]);
+    forgetPart(db, 'p');
+    expect(cachedPartHistory(db, 'p', 0, 10)).toBeNull();
+  });
+
+  it(`keep at most the newest ${MAX_CACHED_HISTORY} entries of a part`, () => {
+    const db = openCache(':memory:');
+    putPartHistory(db, 'p', MAX_CACHED_HISTORY - 1, [entry(2), entry(1)], '2026-05-01T00:00:00.000Z');
+    expect(db.prepare("SELECT max(position) FROM part_history WHERE part_id = 'p'").pluck().get()).toBe(MAX_CACHED_HISTORY - 1);
   });
 });

@@ -1,9 +1,17 @@
 /**
- * The config domain's tables of a profile's cache: part configs as last read (migration 11). Writes
- * run as cache jobs (jobs.ts); reads are of one part and stay on the main thread.
+ * The config domain's tables of a profile's cache: part configs as last read (migration 11) and the
+ * pages of part histories read (migration 12). Writes run as cache jobs (jobs.ts); reads are of one
+ * part and stay on the main thread.
  */
+import type { PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
-import type { CacheDb } from '../cache/cache';
+import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
+
+/** History entries kept per part: the newest this many (10 pages of the default size) read offline; older ones only online. */
+export const MAX_CACHED_HISTORY = 1000;
+
+/** The sync_state key of a part's history (when its first page was last read). */
+const historyKey = (partId: string) => `part-history:${partId}`;
 
 /** A part's config as the cache keeps it. */
 export interface CachedPartConfig {
@@ -45,7 +53,37 @@ export function cachedPartConfig(db: CacheDb, partId: string): CachedPartConfig 
     : null;
 }
 
-/** Forget what is cached of a part the service no longer has. */
+/** Forget what is cached of a part the service no longer has: its config and its history. */
 export function forgetPart(db: CacheDb, partId: string): void {
-  db.prepare('DELETE FROM part_configs WHERE part_id = ?').run(partId);
+  db.transaction(() => {
+    db.prepare('DELETE FROM part_configs WHERE part_id = ?').run(partId);
+    db.prepare('DELETE FROM part_history WHERE part_id = ?').run(partId);
+    db.prepare('DELETE FROM sync_state WHERE resource = ?').run(historyKey(partId));
+  })();
+}
+
+/**
+ * Keep a page of a part's history read from the service, starting `offset` entries from the newest.
+ * The first page replaces every cached entry of the part: the history may have grown at the new
+ * end since, which moves every position.
+ */
+export function putPartHistory(db: CacheDb, partId: string, offset: number, entries: readonly PartHistoryEntry[], at: IsoTime): void {
+  db.transaction(() => {
+    if (offset === 0) {
+      db.prepare('DELETE FROM part_history WHERE part_id = ?').run(partId);
+      markSynced(db, historyKey(partId), at);
+    }
+    const insert = db.prepare('INSERT INTO part_history (part_id, position, entry) VALUES (?, ?, ?) ON CONFLICT (part_id, position) DO UPDATE SET entry = excluded.entry');
+    entries.forEach((entry, i) => {
+      if (offset + i < MAX_CACHED_HISTORY) insert.run(partId, offset + i, JSON.stringify(entry));
+    });
+  })();
+}
+
+/** Up to `limit` cached entries of a part's history from position `offset`, whether more are cached beyond, and when the history was read; null when it never was. */
+export function cachedPartHistory(db: CacheDb, partId: string, offset: number, limit: number): { entries: PartHistoryEntry[]; more: boolean; syncedAt: IsoTime | null } | null {
+  const read = syncedAt(db, historyKey(partId));
+  const rows = db.prepare('SELECT entry FROM part_history WHERE part_id = ? AND position >= ? ORDER BY position LIMIT ?').pluck().all(partId, offset, limit + 1) as string[];
+  if (read === null && rows.length === 0) return null;
+  return { entries: rows.slice(0, limit).map((r) => JSON.parse(r) as PartHistoryEntry), more: rows.length > limit, syncedAt: read };
 }

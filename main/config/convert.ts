@@ -1,8 +1,9 @@
 /** Wire messages of part configs as the cache and the bridge hold them. */
-import type { RobotPart } from '../../proto/gen/fleet/app/v1/machines';
-import type { ConfigDraft, PartConfig } from '../../common/config';
+import type { RobotPart, RobotPartHistoryEntry } from '../../proto/gen/fleet/app/v1/machines';
+import type { ConfigDraft, PartConfig, PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
 import { AppError } from '../backend/errors';
+import { editorFromWire } from '../backend/history';
 import { iso } from '../fleet/convert';
 import type { CachedPartConfig } from './cache';
 
@@ -16,4 +17,25 @@ export function cachedConfigFromWire(part: RobotPart, configJson: string, at: Is
 
 export function partConfigView(config: CachedPartConfig, fromCache: boolean, draft: ConfigDraft | null): PartConfig {
   return { partId: config.partId, machineId: config.machineId, name: config.name, configJson: config.configJson, lastUpdated: config.lastUpdated, fromCache, syncedAt: config.syncedAt, draft };
+}
+
+/**
+ * A history entry as the bridge answers it: the part before the change, without its secrets. The
+ * service answers a past config as a structure only, so its text is written out here (two-space
+ * indentation, the service's key order).
+ */
+export function historyEntryFromWire(e: RobotPartHistoryEntry): PartHistoryEntry {
+  const old = e.old;
+  return {
+    partId: e.partId,
+    when: iso(e.when),
+    editedBy: editorFromWire(e.editedBy),
+    previous: {
+      name: old?.name ?? '',
+      configJson: JSON.stringify(old?.robotConfig ?? {}, null, 2),
+      mainPart: old?.mainPart ?? false,
+      markedForRestart: old?.markedForRestart ?? false,
+      lastUpdated: iso(old?.lastUpdated),
+    },
+  };
 }

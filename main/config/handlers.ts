@@ -1,20 +1,26 @@
 /**
  * The config bridge channels: a part's config read through the cache (verbatim text and its
- * lastUpdated), and saved with the conflict check. A save needs the service; a stale one comes back
- * as `conflict` with nothing changed, so the renderer can read the current config and merge.
+ * lastUpdated), and saved with the conflict check; its history, page by page, through the cache.
+ * A save needs the service; a stale one comes back as `conflict` with nothing changed, so the
+ * renderer can read the current config and merge.
  */
-import { GetRobotPartRequest, UpdateRobotPartRequest } from '../../proto/gen/fleet/app/v1/machines';
-import type { PartConfig } from '../../common/config';
+import { GetRobotPartHistoryRequest, GetRobotPartRequest, UpdateRobotPartRequest } from '../../proto/gen/fleet/app/v1/machines';
+import type { PartConfig, PartHistoryPage } from '../../common/config';
 import { readThrough, write } from '../backend/calls';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
+import { decodeCursor, encodeCursor } from '../backend/history';
 import type { DomainHandlers } from '../backend/router';
+import type { CacheDb } from '../cache/cache';
 import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
-import { cachedPartConfig, type CachedPartConfig } from './cache';
-import { cachedConfigFromWire, partConfigView } from './convert';
+import { cachedPartConfig, cachedPartHistory, type CachedPartConfig } from './cache';
+import { cachedConfigFromWire, historyEntryFromWire, partConfigView } from './convert';
 
-type ConfigChannel = 'config.part' | 'config.save';
+type ConfigChannel = 'config.part' | 'config.save' | 'config.history';
+
+/** GetRobotPartHistory's own default page. */
+const HISTORY_PAGE = 100;
 
 /** Read a part's config from the service and cache it; a part the service no longer has is forgotten. */
 export async function fetchPartConfig(client: FleetClient, run: CacheRunner, partId: string): Promise<CachedPartConfig> {
@@ -75,5 +81,36 @@ export function configHandlers(ctx: BackendContext): DomainHandlers<ConfigChanne
         await run('configPut', saved);
         return partConfigView(saved, false, null);
       }),
+
+    'config.history': ({ partId, pageToken, pageSize = HISTORY_PAGE }) => {
+      const cursor = decodeCursor(pageToken, 0);
+      /** The page from the cache, at the same position a service page would start. */
+      const cachedPage = (cache: CacheDb): PartHistoryPage | null => {
+        const page = cachedPartHistory(cache, partId, cursor.at, pageSize);
+        if (page === null) return null;
+        const nextPageToken = page.more ? encodeCursor({ at: cursor.at + page.entries.length }) : '';
+        return { partId, entries: page.entries, nextPageToken, fromCache: true, syncedAt: page.syncedAt };
+      };
+      return readThrough<PartHistoryPage>(
+        connection,
+        "This part's history",
+        async (client, cache, run) => {
+          // A page the cache answered has no service token to go on from: the cache answers the rest.
+          if (cursor.at > 0 && cursor.service === undefined) return cachedPage(cache) ?? { partId, entries: [], nextPageToken: '', fromCache: true, syncedAt: null };
+          let r;
+          try {
+            r = await client.call("read the part's history", client.app.getRobotPartHistory, GetRobotPartHistoryRequest.fromPartial({ robotPartId: partId, pageSize, pageToken: cursor.service ?? '' }));
+          } catch (e) {
+            if (e instanceof AppError && e.kind === 'not-found') await run('configForget', partId);
+            throw e;
+          }
+          const entries = r.history.map(historyEntryFromWire);
+          await run('configHistoryPut', partId, cursor.at, entries, new Date().toISOString());
+          const nextPageToken = r.nextPageToken === '' ? '' : encodeCursor({ service: r.nextPageToken, at: cursor.at + entries.length });
+          return { partId, entries, nextPageToken, fromCache: false, syncedAt: cachedPartHistory(cache, partId, 0, 0)?.syncedAt ?? null };
+        },
+        cachedPage,
+      );
+    },
   };
 }

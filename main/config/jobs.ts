@@ -1,10 +1,14 @@
 /** The config domain's cache jobs (cache.ts). */
 import type { CacheDb } from '../cache/cache';
-import { forgetPart, putPartConfig, type CachedPartConfig } from './cache';
+import type { PartHistoryEntry } from '../../common/config';
+import type { IsoTime } from '../../common/schemas';
+import { forgetPart, putPartConfig, putPartHistory, type CachedPartConfig } from './cache';
 
 export const configJobs = {
   /** A part's config as read or saved (an older answer never replaces a newer one). */
   configPut: (db: CacheDb, config: CachedPartConfig): void => putPartConfig(db, config),
-  /** A part the service no longer has: its cached config goes. */
+  /** A part the service no longer has: its cached config and history go. */
   configForget: (db: CacheDb, partId: string): void => forgetPart(db, partId),
+  /** A page of a part's history as read, `offset` entries from the newest (the first page replaces the cached history). */
+  configHistoryPut: (db: CacheDb, partId: string, offset: number, entries: readonly PartHistoryEntry[], at: IsoTime): void => putPartHistory(db, partId, offset, entries, at),
 };

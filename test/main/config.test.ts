@@ -95,6 +95,53 @@ describe('reading and saving a part config', () => {
   });
 });
 
+/** Save `count` configs in turn (`{"n": 1}`, `{"n": 2}`, …), each with the lastUpdated the one before answered. */
+async function saveSeries(partId: string, count: number): Promise<string[]> {
+  let { lastUpdated } = await fleet.a.value('config.part', { partId });
+  const texts: string[] = [];
+  for (let n = 1; n <= count; n++) {
+    const text = `{"n": ${n}}`;
+    ({ lastUpdated } = await fleet.a.value('config.save', { partId, configJson: text, lastUpdated }));
+    texts.push(text);
+  }
+  return texts;
+}
+
+describe('part history', () => {
+  it('pages newest first, each entry with who, when and the previous config and name, to the end', async () => {
+    const { partId } = await fleet.machine('history-pages');
+    await saveSeries(partId, 23);
+    const seen: { when: string | null; n: unknown }[] = [];
+    let pageToken: string | undefined;
+    let pages = 0;
+    do {
+      const page = await fleet.b.value('config.history', { partId, pageSize: 10, ...(pageToken ? { pageToken } : {}) });
+      expect(page.fromCache).toBe(false);
+      expect(page.entries.length).toBeLessThanOrEqual(10);
+      for (const entry of page.entries) {
+        expect(entry.editedBy).toMatchObject({ kind: 'key', id: fleet.target.apiKeyId });
+        expect(entry.editedBy!.displayName).not.toBe('');
+        expect(entry.previous.name).toBe('history-pages-main');
+        seen.push({ when: entry.when, n: (JSON.parse(entry.previous.configJson) as { n?: number }).n });
+      }
+      pageToken = page.nextPageToken || undefined;
+      pages += 1;
+    } while (pageToken && pages < 10);
+    expect(pages).toBe(3);
+    // Save k found config k-1 (the first found the empty config).
+    expect(seen.map((e) => e.n)).toEqual([...Array.from({ length: 22 }, (_, i) => 22 - i), undefined]);
+    const whens = seen.map((e) => e.when!);
+    expect([...whens].sort().reverse()).toEqual(whens);
+  });
+
+  it('refuses a page token it did not give out, as invalid', async () => {
+    const { partId } = await fleet.machine('history-token');
+    const bad = await failure(fleet.a.call('config.history', { partId, pageToken: 'forged' }));
+    expect(bad.kind).toBe('invalid');
+    expect(bad.message).toMatch(/not a page token this app gave out/);
+  });
+});
+
 describe('payloads the bridge refuses, with what is wrong', () => {
   const long = `{"a": "${'x'.repeat(1.5 * 1024 * 1024)}"}`;
   const deep = `${'['.repeat(60)}${'{"a":'.repeat(50)}1${'}'.repeat(50)}${']'.repeat(60)}`;
@@ -110,6 +157,10 @@ describe('payloads the bridge refuses, with what is wrong', () => {
     ['config.save', { partId: 'p', configJson: '{}', lastUpdated: 'yesterday' }, /lastUpdated must be an ISO-8601 time/],
     ['config.save', { partId: 'p', configJson: '{}' }, /lastUpdated/],
     ['config.save', { partId: 'p', configJson: 42, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson/],
+    ['config.history', { partId: 'p', pageSize: 0 }, /pageSize must be at least 1/],
+    ['config.history', { partId: 'p', pageSize: 1001 }, /pageSize is at most 1000/],
+    ['config.history', { partId: 'p', pageSize: 2.5 }, /pageSize must be a whole number/],
+    ['config.history', { partId: 'p', pageToken: 'x'.repeat(5000) }, /pageToken is not a page token/],
   ])('%s %#', async (channel, payload, message) => {
     const result = await fleet.a.host.dispatch(trustedSender, channel, payload);
     expect(result.ok).toBe(false);
@@ -123,11 +174,21 @@ describe('payloads the bridge refuses, with what is wrong', () => {
 describe('offline, after the service stops', () => {
   let partId: string;
   let saved: { configJson: string; lastUpdated: string };
+  /** The history as read online, page by page (5 a page), with the token each page gave. */
+  const online: { entries: readonly unknown[]; nextPageToken: string }[] = [];
 
   beforeAll(async () => {
     ({ partId } = await fleet.machine('offline-reader'));
+    await saveSeries(partId, 12);
     const { lastUpdated } = await fleet.a.value('config.part', { partId });
     saved = await fleet.a.value('config.save', { partId, configJson: '{\n  "components": [{"name": "cam", "model": "rgb"}]\n}', lastUpdated });
+    // Two of the three pages read online: the third was never read, so offline has nothing of it.
+    let pageToken: string | undefined;
+    for (let i = 0; i < 2; i++) {
+      const page = await fleet.a.value('config.history', { partId, pageSize: 5, ...(pageToken ? { pageToken } : {}) });
+      online.push(page);
+      pageToken = page.nextPageToken;
+    }
     await fleet.stopService();
   });
   afterAll(async () => {
@@ -139,6 +200,22 @@ describe('offline, after the service stops', () => {
     expect(read).toMatchObject({ partId, configJson: saved.configJson, lastUpdated: saved.lastUpdated, fromCache: true });
     expect(Date.parse(read.syncedAt)).not.toBeNaN();
     expect((await fleet.a.value('connection.get', {})).status).toBe('offline');
+  });
+
+  it('pages through the history read online, from the cache: with the tokens given online and from the first page again', async () => {
+    const first = await fleet.a.value('config.history', { partId, pageSize: 5 });
+    expect(first.fromCache).toBe(true);
+    expect(first.syncedAt).not.toBeNull();
+    expect(first.entries).toEqual(online[0]!.entries);
+    const second = await fleet.a.value('config.history', { partId, pageSize: 5, pageToken: first.nextPageToken });
+    expect(second.entries).toEqual(online[1]!.entries);
+    // The token the service gave for the third page: the cache never held it, so the history ends here.
+    const third = await fleet.a.value('config.history', { partId, pageSize: 5, pageToken: online[1]!.nextPageToken });
+    expect(third).toMatchObject({ entries: [], nextPageToken: '', fromCache: true });
+    expect(second.nextPageToken).toBe('');
+    // Other page sizes cut the same cached entries differently.
+    const all = await fleet.a.value('config.history', { partId, pageSize: 100 });
+    expect(all.entries).toEqual([...online[0]!.entries, ...online[1]!.entries]);
   });
 
   it('says a config never read is not in the cache, and that a save needs the service and changed nothing', async () => {
