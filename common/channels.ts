@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { configRequests, type ConfigResponses } from './config';
 import { connectionRequests, type ConnectionResponses } from './connection';
+import { fragmentsRequests, type FragmentsResponses } from './fragments';
 import { localServiceRequests, type LocalServiceResponses } from './local-service';
 import { locationsRequests, type LocationsResponses } from './locations';
 import { logsRequests, type LogsResponses } from './logs';
@@ -29,6 +30,7 @@ export const requestSchemas = {
   ...registryRequests,
   ...trainingRequests,
   ...configRequests,
+  ...fragmentsRequests,
   ...uiRequests,
 } as const;
 
@@ -43,6 +45,7 @@ export type Responses = ProfilesResponses &
   RegistryResponses &
   TrainingResponses &
   ConfigResponses &
+  FragmentsResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

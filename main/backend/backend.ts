@@ -26,6 +26,7 @@ import { orgsResource } from '../orgs/sync';
 import { uiHandlers } from '../ui/handlers';
 import { trainingHandlers } from '../training/handlers';
 import { configHandlers } from '../config/handlers';
+import { fragmentsHandlers } from '../fragments/handlers';
 import { TrainingWatcher, trainingResource, type TrainingNotify } from '../training/watcher';
 import type { CacheWorkerOptions } from '../cache/worker-client';
 import { profilesHandlers } from '../profiles/handlers';
@@ -159,6 +160,7 @@ export class Backend {
       ...registryHandlers(this.#ctx, this.uploads),
       ...trainingHandlers(this.#ctx, this.#training),
       ...configHandlers(this.#ctx),
+      ...fragmentsHandlers(this.#ctx),
     };
   }
 
