@@ -304,6 +304,19 @@ export interface ConfigDraft {
   readonly savedAt: IsoTime;
 }
 
+/**
+ * Shows what a change of a fragment would do to a part's effective config before it is made: the
+ * fragment's next revision with this config (for the configs tracking its latest), or a tag moved
+ * to another revision (for the configs asking for the tag).
+ */
+const preview = z
+  .object({ fragmentId: id, configJson: configText.optional(), tag: fragmentTag.optional(), revision: fragmentRevision.optional() })
+  .strict()
+  .refine((p) => (p.configJson === undefined) !== (p.tag === undefined), 'must give either configJson (the next revision of the fragment) or tag with revision (a tag moved), one of the two')
+  .refine((p) => (p.tag === undefined) === (p.revision === undefined), 'must give tag and revision together');
+
+export type ConfigPreview = z.output<typeof preview>;
+
 export const configRequests = {
   /** A part's config, verbatim, with its lastUpdated: from the service when online (and cached), else the cached copy. */
   'config.part': z.object({ partId: id }).strict(),
@@ -322,10 +335,29 @@ export const configRequests = {
       pageSize: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1000, 'is at most 1000').optional(),
     })
     .strict(),
+  /**
+   * A part's effective config with provenance, resolved in main with the fragments the machine uses
+   * (offline, with the cached ones). `configJson` resolves that text instead of the stored config
+   * (an unsaved edit); `preview` shows a fragment change before it is made.
+   */
+  'config.effective': z.object({ partId: id, configJson: configText.optional(), preview: preview.optional() }).strict(),
+  /** The fragments a machine's parts use, with revisions and tags (ListMachineFragments), plus `additionalFragmentIds` at their latest: online, and cached. */
+  'config.machineFragments': z
+    .object({
+      machineId: id,
+      additionalFragmentIds: z
+        .array(id)
+        .max(100, 'names more than 100 fragments')
+        .refine((ids) => new Set(ids).size === ids.length, 'names a fragment twice')
+        .optional(),
+    })
+    .strict(),
 };
 
 export interface ConfigResponses {
   'config.part': PartConfig;
   'config.save': PartConfig;
   'config.history': PartHistoryPage;
+  'config.effective': EffectiveConfig;
+  'config.machineFragments': MachineFragments;
 }

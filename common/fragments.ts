@@ -193,6 +193,8 @@ export const fragmentsRequests = {
   'fragments.setTag': z.object({ fragmentId: id, tag: fragmentTag, revision: fragmentRevision.optional() }).strict(),
   /** Delete a tag; refused with `conflict` while a config, a fragment or a default fragment list asks for it. Answers the fragment's tags. Needs the service. */
   'fragments.deleteTag': z.object({ fragmentId: id, tag: fragmentTag }).strict(),
+  /** The machines that use a fragment and how many (in `orgId`, default the fragment's own organization). Needs the service. */
+  'fragments.usage': z.object({ fragmentId: id, orgId: id.optional() }).strict(),
 };
 
 export interface FragmentsResponses {
@@ -204,4 +206,5 @@ export interface FragmentsResponses {
   'fragments.history': FragmentHistoryPage;
   'fragments.setTag': { readonly fragmentId: string; readonly tags: readonly FragmentTag[] };
   'fragments.deleteTag': { readonly fragmentId: string; readonly tags: readonly FragmentTag[] };
+  'fragments.usage': FragmentUsage;
 }

@@ -1,9 +1,10 @@
 /**
- * The config domain's tables of a profile's cache: part configs as last read (migration 11) and the
- * pages of part histories read (migration 12). Writes run as cache jobs (jobs.ts); reads are of one
- * part and stay on the main thread.
+ * The config domain's tables of a profile's cache: part configs as last read (migration 11), the
+ * pages of part histories read (migration 12), and the fragments each machine resolves with
+ * (migration 14). Writes run as cache jobs (jobs.ts); reads are of one part or machine and stay on
+ * the main thread.
  */
-import type { PartHistoryEntry } from '../../common/config';
+import type { MachineFragment, PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
 import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
 
@@ -86,4 +87,17 @@ export function cachedPartHistory(db: CacheDb, partId: string, offset: number, l
   const rows = db.prepare('SELECT entry FROM part_history WHERE part_id = ? AND position >= ? ORDER BY position LIMIT ?').pluck().all(partId, offset, limit + 1) as string[];
   if (read === null && rows.length === 0) return null;
   return { entries: rows.slice(0, limit).map((r) => JSON.parse(r) as PartHistoryEntry), more: rows.length > limit, syncedAt: read };
+}
+
+/** Keep what ListMachineFragments answered for a machine (its own use, without additional fragments). */
+export function putMachineFragments(db: CacheDb, machineId: string, fragments: readonly MachineFragment[], at: IsoTime): void {
+  db.prepare(
+    'INSERT INTO machine_fragments (machine_id, fragments, synced_at) VALUES (?, ?, ?) ON CONFLICT (machine_id) DO UPDATE SET fragments = excluded.fragments, synced_at = excluded.synced_at',
+  ).run(machineId, JSON.stringify(fragments), at);
+}
+
+/** The fragments a machine resolved with when last read, and when; null when never read. */
+export function cachedMachineFragments(db: CacheDb, machineId: string): { fragments: MachineFragment[]; syncedAt: IsoTime } | null {
+  const row = db.prepare('SELECT fragments, synced_at FROM machine_fragments WHERE machine_id = ?').get(machineId) as { fragments: string; synced_at: string } | undefined;
+  return row ? { fragments: JSON.parse(row.fragments) as MachineFragment[], syncedAt: row.synced_at } : null;
 }

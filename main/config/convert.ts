@@ -1,9 +1,12 @@
 /** Wire messages of part configs as the cache and the bridge hold them. */
 import type { RobotPart, RobotPartHistoryEntry } from '../../proto/gen/fleet/app/v1/machines';
-import type { ConfigDraft, PartConfig, PartHistoryEntry } from '../../common/config';
+import type { Fragment as WireFragment } from '../../proto/gen/fleet/app/v1/fragments';
+import type { ConfigDraft, MachineFragment, PartConfig, PartHistoryEntry } from '../../common/config';
+import type { JsonObject } from '../../common/schemas';
 import type { IsoTime } from '../../common/schemas';
 import { AppError } from '../backend/errors';
 import { editorFromWire } from '../backend/history';
+import { revisionsFromWire, tagsFromWire, visibilityFromWire } from '../backend/wire';
 import { iso } from '../fleet/convert';
 import type { CachedPartConfig } from './cache';
 
@@ -37,5 +40,21 @@ export function historyEntryFromWire(e: RobotPartHistoryEntry): PartHistoryEntry
       markedForRestart: old?.markedForRestart ?? false,
       lastUpdated: iso(old?.lastUpdated),
     },
+  };
+}
+
+/** A fragment of ListMachineFragments' answer (or GetFragment's), at the revision it holds. */
+export function machineFragmentFromWire(f: WireFragment): MachineFragment {
+  return {
+    id: f.id,
+    name: f.name,
+    orgId: f.organizationId,
+    orgName: f.organizationName,
+    visibility: visibilityFromWire(f.visibility),
+    revision: f.revision,
+    config: (f.config ?? {}) as JsonObject,
+    revisions: revisionsFromWire(f.revisions),
+    tags: tagsFromWire(f.tags),
+    partCount: f.robotPartCount,
   };
 }

@@ -1,11 +1,15 @@
 /**
  * The config bridge channels: a part's config read through the cache (verbatim text and its
- * lastUpdated), and saved with the conflict check; its history, page by page, through the cache.
- * A save needs the service; a stale one comes back as `conflict` with nothing changed, so the
- * renderer can read the current config and merge.
+ * lastUpdated), and saved with the conflict check; its history, page by page, through the cache;
+ * the fragments a machine uses and a part's effective config, resolved here with fleetconfig (from
+ * the cached fragments offline). A save needs the service; a stale one comes back as `conflict`
+ * with nothing changed, so the renderer can read the current config and merge.
  */
+import { GetFragmentRequest, ListMachineFragmentsRequest } from '../../proto/gen/fleet/app/v1/fragments';
 import { GetRobotPartHistoryRequest, GetRobotPartRequest, UpdateRobotPartRequest } from '../../proto/gen/fleet/app/v1/machines';
-import type { PartConfig, PartHistoryPage } from '../../common/config';
+import type { EffectiveConfig, MachineFragment, MachineFragments, PartConfig, PartHistoryPage } from '../../common/config';
+import type { IsoTime } from '../../common/schemas';
+import { parseFragments, type JsonObject, type Resolution } from '../../fleetconfig';
 import { readThrough, write } from '../backend/calls';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
@@ -14,10 +18,11 @@ import type { DomainHandlers } from '../backend/router';
 import type { CacheDb } from '../cache/cache';
 import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
-import { cachedPartConfig, cachedPartHistory, type CachedPartConfig } from './cache';
-import { cachedConfigFromWire, historyEntryFromWire, partConfigView } from './convert';
+import { cachedMachineFragments, cachedPartConfig, cachedPartHistory, type CachedPartConfig } from './cache';
+import { cachedConfigFromWire, historyEntryFromWire, machineFragmentFromWire, partConfigView } from './convert';
+import { knownFrom, resolveKnown, resolveWith, type FetchFragment } from './effective';
 
-type ConfigChannel = 'config.part' | 'config.save' | 'config.history';
+type ConfigChannel = 'config.part' | 'config.save' | 'config.history' | 'config.effective' | 'config.machineFragments';
 
 /** GetRobotPartHistory's own default page. */
 const HISTORY_PAGE = 100;
@@ -35,6 +40,33 @@ export async function fetchPartConfig(client: FleetClient, run: CacheRunner, par
   const config = cachedConfigFromWire(r.part, r.configJson, new Date().toISOString());
   await run('configPut', config);
   return config;
+}
+
+/** ListMachineFragments for a machine; its own use (no additional fragments) is cached. */
+async function fetchMachineFragments(client: FleetClient, run: CacheRunner, machineId: string, additional: readonly string[]): Promise<{ fragments: MachineFragment[]; at: IsoTime }> {
+  const r = await client.call("list the machine's fragments", client.app.listMachineFragments, ListMachineFragmentsRequest.fromPartial({ machineId, additionalFragmentIds: [...additional] }));
+  const fragments = r.fragments.map(machineFragmentFromWire);
+  const at = new Date().toISOString();
+  if (additional.length === 0) await run('configMachineFragmentsPut', machineId, fragments, at);
+  return { fragments, at };
+}
+
+/** One fragment version for a resolution; null when the service shows none (the resolution then says which is unknown). */
+const fetchFragment =
+  (client: FleetClient): FetchFragment =>
+  async (id, version) => {
+    try {
+      const r = await client.call('read a fragment', client.app.getFragment, GetFragmentRequest.fromPartial({ fragmentId: id, version: version ?? '' }));
+      return r.fragment ? knownFrom(machineFragmentFromWire(r.fragment)) : null;
+    } catch (e) {
+      if (e instanceof AppError && (e.kind === 'not-found' || e.kind === 'permission-denied')) return null;
+      throw e;
+    }
+  };
+
+function effectiveView(part: CachedPartConfig, configJson: string, resolution: Resolution, fromCache: boolean, syncedAt: IsoTime): EffectiveConfig {
+  const { effective, fragments, blocks, fields, mods, issues } = resolution;
+  return { partId: part.partId, machineId: part.machineId, configJson, lastUpdated: part.lastUpdated, effective, fragments, blocks, fields, mods, issues, fromCache, syncedAt };
 }
 
 /** The conflict a stale save comes back as: what happened, that nothing was lost, and the way on. */
@@ -112,5 +144,41 @@ export function configHandlers(ctx: BackendContext): DomainHandlers<ConfigChanne
         cachedPage,
       );
     },
+
+    'config.machineFragments': ({ machineId, additionalFragmentIds = [] }) =>
+      readThrough<MachineFragments>(
+        connection,
+        "This machine's fragments",
+        async (client, _cache, run) => ({ machineId, ...(await fetchMachineFragments(client, run, machineId, additionalFragmentIds)), fromCache: false, syncedAt: new Date().toISOString() }),
+        (cache) => {
+          const cached = cachedMachineFragments(cache, machineId);
+          // Additional fragments are never cached as a machine's: offline they are there only if the machine uses them.
+          if (cached === null || !additionalFragmentIds.every((id) => cached.fragments.some((f) => f.id === id))) return null;
+          return { machineId, fragments: cached.fragments, fromCache: true, syncedAt: cached.syncedAt };
+        },
+      ),
+
+    'config.effective': ({ partId, configJson, preview }) =>
+      readThrough<EffectiveConfig>(
+        connection,
+        "This part's effective config",
+        async (client, _cache, run) => {
+          const part = await fetchPartConfig(client, run, partId);
+          const { fragments, at } = await fetchMachineFragments(client, run, part.machineId, []);
+          const text = configJson ?? part.configJson;
+          const { resolution } = await resolveWith(JSON.parse(text) as JsonObject, fragments.map(knownFrom), preview, fetchFragment(client));
+          return effectiveView(part, text, resolution, false, at);
+        },
+        (cache) => {
+          const part = cachedPartConfig(cache, partId);
+          if (part === null) return null;
+          const text = configJson ?? part.configJson;
+          const config = JSON.parse(text) as JsonObject;
+          const machine = cachedMachineFragments(cache, part.machineId);
+          // Without the machine's fragments a config naming some would resolve to "unknown fragment": say it is not cached instead.
+          if (machine === null && parseFragments(config).refs.length > 0) return null;
+          return effectiveView(part, text, resolveKnown(config, (machine?.fragments ?? []).map(knownFrom), preview), true, machine?.syncedAt ?? part.syncedAt);
+        },
+      ),
   };
 }

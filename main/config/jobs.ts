@@ -1,8 +1,8 @@
 /** The config domain's cache jobs (cache.ts). */
 import type { CacheDb } from '../cache/cache';
-import type { PartHistoryEntry } from '../../common/config';
+import type { MachineFragment, PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
-import { forgetPart, putPartConfig, putPartHistory, type CachedPartConfig } from './cache';
+import { forgetPart, putMachineFragments, putPartConfig, putPartHistory, type CachedPartConfig } from './cache';
 
 export const configJobs = {
   /** A part's config as read or saved (an older answer never replaces a newer one). */
@@ -11,4 +11,6 @@ export const configJobs = {
   configForget: (db: CacheDb, partId: string): void => forgetPart(db, partId),
   /** A page of a part's history as read, `offset` entries from the newest (the first page replaces the cached history). */
   configHistoryPut: (db: CacheDb, partId: string, offset: number, entries: readonly PartHistoryEntry[], at: IsoTime): void => putPartHistory(db, partId, offset, entries, at),
+  /** The fragments a machine resolves with, as ListMachineFragments answered. */
+  configMachineFragmentsPut: (db: CacheDb, machineId: string, fragments: readonly MachineFragment[], at: IsoTime): void => putMachineFragments(db, machineId, fragments, at),
 };

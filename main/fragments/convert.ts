@@ -1,10 +1,10 @@
 /** Wire fragments as the cache and the bridge hold them. */
-import { FragmentVisibility, type Fragment as WireFragment, type FragmentHistoryEntry as WireHistoryEntry, type FragmentTag as WireTag } from '../../proto/gen/fleet/app/v1/fragments';
-import type { FragmentTag, FragmentVisibility as Visibility } from '../../common/config';
+import type { Fragment as WireFragment, FragmentHistoryEntry as WireHistoryEntry } from '../../proto/gen/fleet/app/v1/fragments';
 import type { Fragment, FragmentHistoryEntry } from '../../common/fragments';
 import type { JsonObject } from '../../common/schemas';
 import { AppError } from '../backend/errors';
 import { editorFromWire } from '../backend/history';
+import { revisionsFromWire, tagsFromWire, visibilityFromWire } from '../backend/wire';
 import { iso } from '../fleet/convert';
 
 /** A fragment read from the service with the config of the revision it answered: what the cache keeps of one read. */
@@ -12,18 +12,6 @@ export interface FragmentRead {
   readonly fragment: Fragment;
   readonly revision: string;
   readonly config: JsonObject;
-}
-
-export function visibilityFromWire(v: FragmentVisibility): Visibility {
-  return v === FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC ? 'public' : 'private';
-}
-
-export function visibilityToWire(v: Visibility): FragmentVisibility {
-  return v === 'public' ? FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC : FragmentVisibility.FRAGMENT_VISIBILITY_PRIVATE;
-}
-
-export function tagsFromWire(tags: readonly WireTag[]): FragmentTag[] {
-  return tags.map((t) => ({ tag: t.tag, revision: t.revision, updatedOn: iso(t.updatedOn) }));
 }
 
 export function fragmentFromWire(f: WireFragment): Fragment {
@@ -39,7 +27,7 @@ export function fragmentFromWire(f: WireFragment): Fragment {
     createdOn: iso(f.createdOn),
     lastUpdated,
     latestRevision: f.revisions.at(-1)?.revision ?? f.revision,
-    revisions: f.revisions.map((r) => ({ revision: r.revision, createdOn: iso(r.createdOn) })),
+    revisions: revisionsFromWire(f.revisions),
     tags: tagsFromWire(f.tags),
     partCount: f.robotPartCount,
   };

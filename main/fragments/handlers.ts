@@ -15,18 +15,20 @@ import {
   UpdateFragmentRequest,
 } from '../../proto/gen/fleet/app/v1/fragments';
 import { FRAGMENT_VISIBILITIES } from '../../common/config';
-import type { FragmentHistoryPage, FragmentList, FragmentView } from '../../common/fragments';
+import type { FragmentHistoryPage, FragmentList, FragmentUsage, FragmentView } from '../../common/fragments';
 import type { JsonObject } from '../../common/schemas';
-import { readThrough, write } from '../backend/calls';
+import { online, readThrough, write } from '../backend/calls';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
 import { decodeCursor, encodeCursor } from '../backend/history';
 import type { DomainHandlers } from '../backend/router';
 import type { CacheDb } from '../cache/cache';
 import type { CacheRunner } from '../connection/connection';
+import { listAllSummaries } from '../fleet/sync';
 import type { FleetClient } from '../grpc/client';
 import { cachedFragment, cachedFragmentHistory, cachedOrgFragments, cachedRevisionConfig, cachedRevisionOf, matches } from './cache';
-import { configTextOf, fragmentReadFromWire, historyEntryFromWire, tagsFromWire, visibilityToWire, type FragmentRead } from './convert';
+import { tagsFromWire, visibilityToWire } from '../backend/wire';
+import { configTextOf, fragmentReadFromWire, historyEntryFromWire, type FragmentRead } from './convert';
 
 type FragmentsChannel =
   | 'fragments.list'
@@ -36,12 +38,15 @@ type FragmentsChannel =
   | 'fragments.delete'
   | 'fragments.history'
   | 'fragments.setTag'
-  | 'fragments.deleteTag';
+  | 'fragments.deleteTag'
+  | 'fragments.usage';
 
 /** ListFragments pages as large as the protocol allows. */
 const LIST_PAGE = 1000;
 /** Fragments listed at most for one organization: a list past it is answered (and cached) as far as read, and nothing cached is dropped. */
 const MAX_LISTED = 10_000;
+/** Machines a usage answer lists (it counts them all). */
+const MAX_USERS_LISTED = 1000;
 /** GetFragmentHistory's own default page. */
 const HISTORY_PAGE = 10;
 
@@ -222,6 +227,22 @@ export function fragmentsHandlers(ctx: BackendContext): DomainHandlers<Fragments
         const tags = tagsFromWire(r.tags);
         await run('fragmentsTags', fragmentId, tags);
         return { fragmentId, tags };
+      }),
+
+    'fragments.usage': ({ fragmentId, orgId }) =>
+      online(connection, 'count the machines using the fragment', async (client, _cache, run): Promise<FragmentUsage> => {
+        // Read afresh: the part count is the service's, and it moves with every config saved anywhere.
+        const { fragment } = await fetchFragment(client, run, fragmentId);
+        const org = orgId ?? fragment.orgId;
+        // The service follows nesting and versions from its index of configs' fragments: no config is read.
+        const machines = await listAllSummaries(client, { orgId: org, fragmentIds: [fragmentId] });
+        return {
+          fragmentId,
+          orgId: org,
+          partCount: fragment.partCount,
+          machineCount: machines.length,
+          machines: machines.slice(0, MAX_USERS_LISTED).map((m) => ({ machineId: m.machineId, machineName: m.machineName, locationId: m.locationId, locationName: m.locationName })),
+        };
       }),
   };
 }

@@ -12,6 +12,7 @@ import training from './0010_training';
 import partConfigs from './0011_part_configs';
 import partHistory from './0012_part_history';
 import fragments from './0013_fragments';
+import machineFragments from './0014_machine_fragments';
 
 /** Every schema step of the cache, in order. A step, once shipped, is never edited: add the next one. */
-export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments];
+export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments, machineFragments];
