@@ -8,11 +8,11 @@ describe('parseFragments', () => {
     const { refs, problems } = parseFragments({ fragments: ['a', { id: 'b', version: '3' }, { id: 'c', version: 'stable', prefix: 'left-' }, { id: 'd', version: '' }, { id: 'e', version: null, prefix: null }] });
     expect(problems).toEqual([]);
     expect(refs).toEqual([
-      { id: 'a', prefix: '', path: 'fragments[0]' },
-      { id: 'b', version: '3', prefix: '', path: 'fragments[1]' },
-      { id: 'c', version: 'stable', prefix: 'left-', path: 'fragments[2]' },
-      { id: 'd', prefix: '', path: 'fragments[3]' },
-      { id: 'e', prefix: '', path: 'fragments[4]' },
+      { id: 'a', prefix: '', path: 'fragments[0]', index: 0 },
+      { id: 'b', version: '3', prefix: '', path: 'fragments[1]', index: 1 },
+      { id: 'c', version: 'stable', prefix: 'left-', path: 'fragments[2]', index: 2 },
+      { id: 'd', prefix: '', path: 'fragments[3]', index: 3 },
+      { id: 'e', prefix: '', path: 'fragments[4]', index: 4 },
     ]);
     expect(parseFragments({ components: [] })).toEqual({ refs: [], problems: [] });
   });

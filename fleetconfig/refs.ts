@@ -24,6 +24,8 @@ export interface FragmentRef {
   readonly prefix: string;
   /** Where in the config it is: `fragments[2]`. */
   readonly path: string;
+  /** Its position in the list (2 for `fragments[2]`). */
+  readonly index: number;
 }
 
 /** One change of `fragment_mods`: `$set` a dotted path to a value, or `$unset` it. */
@@ -65,7 +67,7 @@ export function parseFragments(config: JsonObject): { refs: FragmentRef[]; probl
   const seen = new Map<string, string>();
   list.forEach((entry, i) => {
     const path = `fragments[${i}]`;
-    const ref = parseRef(entry, path, problems);
+    const ref = parseRef(entry, path, i, problems);
     if (ref === undefined) return;
     const key = `${ref.id}\u0000${ref.prefix}`;
     const earlier = seen.get(key);
@@ -79,10 +81,10 @@ export function parseFragments(config: JsonObject): { refs: FragmentRef[]; probl
   return { refs, problems };
 }
 
-function parseRef(entry: JsonValue | undefined, path: string, problems: ShapeProblem[]): FragmentRef | undefined {
+function parseRef(entry: JsonValue | undefined, path: string, index: number, problems: ShapeProblem[]): FragmentRef | undefined {
   if (typeof entry === 'string') {
     const id = checkId(entry, path, problems);
-    return id === undefined ? undefined : { id, prefix: '', path };
+    return id === undefined ? undefined : { id, prefix: '', path, index };
   }
   if (!isObject(entry)) {
     problems.push({ path, message: `${path} must be a fragment id or an object {id, version?, prefix?}, not ${describe(entry)}` });
@@ -127,7 +129,7 @@ function parseRef(entry: JsonValue | undefined, path: string, problems: ShapePro
     prefix = entry.prefix;
   }
   if (id === undefined) return undefined;
-  return version === undefined ? { id, prefix, path } : { id, version, prefix, path };
+  return version === undefined ? { id, prefix, path, index } : { id, version, prefix, path, index };
 }
 
 function checkId(id: string, path: string, problems: ShapeProblem[]): string | undefined {

@@ -13,9 +13,15 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { JsonObject } from '../fleetconfig';
+import type { EditorInfo } from '../proto/gen/fleet/app/v1/access';
 import type { Organization } from '../proto/gen/fleet/app/v1/orgs';
+import { Authorizations } from './access/authorizations';
+import { ApiKeyStore } from './access/keys';
 import type { Identity } from './permissions/engine';
-import { partFqdn } from './machines/store';
+import { seedDemoFragments } from './fragments/demo';
+import { FragmentStore } from './fragments/store';
+import { fragmentRefRows, partFqdn } from './machines/store';
 import type { NewOrganizationExtras, OrgStore } from './orgs/store';
 import { present } from './errors';
 
@@ -136,6 +142,38 @@ function prng(seed: number): () => number {
   };
 }
 
+/** What a extra part (besides the main one) of each name is. */
+const EXTRA_PART_TYPES: Record<string, string> = {
+  lidar: 'camera',
+  camera: 'camera',
+  'gripper-cam': 'camera',
+  'safety-scanner': 'camera',
+  vision: 'camera',
+  'gimbal-cam': 'camera',
+  thermal: 'camera',
+  charger: 'power_sensor',
+  arm: 'arm',
+  vacuum: 'gripper',
+  mast: 'motor',
+  hitch: 'servo',
+  gps: 'movement_sensor',
+  rtk: 'movement_sensor',
+  'soil-probe': 'sensor',
+  'ut-probe': 'sensor',
+  nozzles: 'generic',
+};
+
+/** A main part's config, and the changes that led to it: when, by whom, and the config each replaced. */
+export interface MainConfig {
+  readonly config: JsonObject;
+  readonly previous: readonly { readonly config: JsonObject; readonly editor: EditorInfo; readonly daysAgo: number }[];
+  /** Someone flagged it for restart this long ago (it has checked in since, which cleared the flag). */
+  readonly restart?: { readonly editor: EditorInfo; readonly daysAgo: number };
+}
+
+/** Chooses a machine's main part config, by kind and the location it is in. */
+export type ConfigPlan = (kind: Kind, place: string, agentVersion: string) => MainConfig;
+
 class Seeder {
   private readonly random = prng(0x5eed);
   private readonly now: Date;
@@ -144,7 +182,11 @@ class Seeder {
   private readonly insertPart;
   private readonly insertSecret;
   private readonly insertSimulation;
+  private readonly insertHistory;
+  private readonly insertFragmentRef;
   private serial = 0;
+  /** The configs of the organization being seeded. */
+  plan: ConfigPlan = (_kind, _place, agentVersion) => ({ config: { agent: { version: agentVersion } }, previous: [] });
   /** How many parts besides the main one a machine gets (at most what its kind has). */
   extraParts: readonly [number, number] = [0, 3];
   /** Whether simulated parts log (lines a minute drawn per part); off for the benchmark fleet. */
@@ -162,6 +204,11 @@ class Seeder {
     );
     this.insertSecret = db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)');
     this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s, log_per_min) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertFragmentRef = db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
+    this.insertHistory = db.prepare(
+      `INSERT INTO robot_part_history (part_id, edited_on, editor_type, editor_id, editor_name, name, config_json, main_part, marked_for_restart, secrets, last_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 1, 0, ?, ?)`,
+    );
   }
 
   private pick<T>(items: readonly T[]): T {
@@ -182,8 +229,8 @@ class Seeder {
     return id;
   }
 
-  /** A machine of `kind` with one to four parts and a liveness pattern of its own. */
-  machine(locationId: string, kind: Kind, code: string): void {
+  /** A machine of `kind` in `place` with one to four parts and a liveness pattern of its own. */
+  machine(locationId: string, place: string, kind: Kind, code: string): void {
     const spec = KINDS[kind];
     const id = randomUUID();
     const name = `${spec.prefix}-${code}`;
@@ -205,8 +252,12 @@ class Seeder {
     for (const [index, suffix] of ['main', ...extras].entries()) {
       const partId = randomUUID();
       const partName = `${name}-${suffix}`;
-      const components = index === 0 ? spec.components.map(([type, model]) => ({ name: type, type, model })) : [{ name: suffix, type: suffix, model: spec.model }];
-      const config = { components, modules: index === 0 ? [{ name: 'fleet-agent', version: `1.${this.between(2, 9)}.${this.between(0, 12)}` }] : [] };
+      // The agent version is drawn from the fleet's own stream, as it always was, so the rest of the demo stays as it was.
+      const main = index === 0 ? this.plan(kind, place, `1.${this.between(2, 9)}.${this.between(0, 12)}`) : undefined;
+      const config: JsonObject = main?.config ?? { components: [{ name: suffix, type: EXTRA_PART_TYPES[suffix] ?? 'generic', model: spec.model }] };
+      // A config's history ends at its newest change: the part's last_updated.
+      const changes = main?.previous ?? [];
+      const lastUpdated = changes.length === 0 ? created : this.ago(Math.min(...changes.map((c) => c.daysAgo)) * 86_400_000);
       // A non-main part of a live machine is sometimes down on its own.
       const own = index > 0 && pattern !== 'never' && this.random() < 0.15 ? 'quiet' : pattern;
       const lastAccess = own === 'never' ? null : own === 'quiet' ? this.ago(quietFor + this.between(0, 30_000)) : this.ago(this.between(0, 4_000));
@@ -221,14 +272,37 @@ class Seeder {
         `${partName}.local`,
         lastAccess,
         created,
-        created,
+        lastUpdated,
         JSON.stringify({ firmware: `${this.between(3, 5)}.${this.between(0, 9)}.${this.between(0, 20)}` }),
       );
-      this.insertSecret.run(randomUUID(), partId, randomBytes(24).toString('base64url'), created);
+      const secretId = randomUUID();
+      this.insertSecret.run(secretId, partId, randomBytes(24).toString('base64url'), created);
+      if (main !== undefined) this.history(partId, partName, created, secretId, main);
+      // The index of what configs name, as the machines store keeps it for the parts it writes.
+      for (const r of fragmentRefRows(config)) this.insertFragmentRef.run(partId, id, r.position, r.fragmentId, r.version);
       // Log rates vary by part: a chatty main part, quieter extras, one in five silent.
       const logPerMin = !this.logs || this.logRandom() < 0.2 ? 0 : Math.round(index === 0 ? 6 + this.logRandom() * 84 : 2 + this.logRandom() * 28);
       if (own === 'steady') this.insertSimulation.run(partId, 'steady', this.between(2, 4), 1, this.between(0, 9), logPerMin);
       if (own === 'flaky') this.insertSimulation.run(partId, 'flaky', 2, this.between(20, 60), phase, logPerMin);
+    }
+  }
+
+  /**
+   * The history a main part's config went through: an entry per change (the state before it: the
+   * previous config, stamped with the change before), and one for a restart someone asked for.
+   */
+  private history(partId: string, name: string, created: string, secretId: string, main: MainConfig): void {
+    const secrets = JSON.stringify([{ id: secretId, created_on: created }]);
+    let before = created;
+    const changes = [...main.previous].sort((a, b) => b.daysAgo - a.daysAgo);
+    for (const change of changes) {
+      const at = this.ago(change.daysAgo * 86_400_000);
+      this.insertHistory.run(partId, at, change.editor.identityType, change.editor.identityId, change.editor.displayName, name, JSON.stringify(change.config), secrets, before);
+      before = at;
+    }
+    if (main.restart !== undefined) {
+      const e = main.restart.editor;
+      this.insertHistory.run(partId, this.ago(main.restart.daysAgo * 86_400_000), e.identityType, e.identityId, e.displayName, name, JSON.stringify(main.config), secrets, before);
     }
   }
 
@@ -241,7 +315,7 @@ class Seeder {
         for (let i = 0; i < count; i++) {
           const n = (counters.get(kind) ?? 0) + 1;
           counters.set(kind, n);
-          this.machine(id, kind, String(n).padStart(3, '0'));
+          this.machine(id, place.name, kind, String(n).padStart(3, '0'));
         }
       }
       for (const [name, childId] of this.places(orgId, id, place.children ?? [], counters)) ids.set(name, childId);
@@ -286,31 +360,185 @@ export interface DemoOptions {
   readonly now?: Date;
 }
 
+const ACME = 'Acme Warehouse Robotics';
+const HARBORLINE = 'Harborline Logistics AMR';
+const NORTHFIELD = 'Northfield Agri-Bots';
+const POLARIS = 'Polaris Inspection Drones';
+const MEGAFLEET = 'Megafleet Logistics';
+
+/**
+ * The keys that edited the demo fleet's configs and fragments over the last weeks (people's laptops,
+ * a CI deployer, a field technician's tablet), with roles in their organizations. Their secrets are
+ * thrown away: they are other people's keys, there to be named in history entries.
+ */
+const DEMO_KEYS: readonly { readonly name: string; readonly roles: readonly (readonly [string, 'owner' | 'operator'])[] }[] = [
+  { name: 'dana-laptop', roles: [[ACME, 'owner']] },
+  { name: 'ci-deploy', roles: [[ACME, 'owner'], [NORTHFIELD, 'owner'], [MEGAFLEET, 'owner']] },
+  { name: 'field-tech-tablet', roles: [[ACME, 'operator']] },
+  { name: 'harbor-ops', roles: [[HARBORLINE, 'owner']] },
+  { name: 'priya-workstation', roles: [[NORTHFIELD, 'owner']] },
+  { name: 'polaris-ops', roles: [[POLARIS, 'owner']] },
+];
+
+/** The configs of an organization's machines: which fragments (at which versions) each kind uses, mods, and the changes that led there. */
+function configPlan(orgName: string, fragments: ReadonlyMap<string, string>, editors: ReadonlyMap<string, EditorInfo>, random: () => number): ConfigPlan {
+  const id = (key: string) => present(fragments.get(key), `demo fragment ${key}`);
+  const editor = (name: string) => present(editors.get(name), `demo key ${name}`);
+  const days = (min: number, max: number) => min + random() * (max - min);
+  const inline = (kind: Kind): JsonObject => ({ components: KINDS[kind].components.map(([type, model]) => ({ name: type, type, model })) });
+  return (kind, place, agentVersion): MainConfig => {
+    const own = { agent: { version: agentVersion } };
+    switch (`${orgName}/${kind}`) {
+      case `${ACME}/amr`: {
+        const roll = random();
+        const amr = roll < 0.55 ? id('acme-amr') : { id: id('acme-amr'), version: roll < 0.75 ? 'stable' : roll < 0.85 ? '2' : 'canary' };
+        const bumper = { name: 'bumper', type: 'input_controller', model: 'gpio', attributes: { board: 'pi', pins: [17, 27] } };
+        // Slower on the mezzanine; a few with a faster lidar scan.
+        const mods =
+          place === 'Mezzanine'
+            ? [{ fragment_id: id('acme-amr'), mods: [{ $set: { 'components.base.attributes.max_speed_mps': 0.8 } }] }]
+            : random() < 0.15
+              ? [{ fragment_id: id('acme-lidar'), mods: [{ $set: { 'components.lidar.attributes.scan_rate_hz': 20 } }] }]
+              : [];
+        const config: JsonObject = { ...own, components: [bumper], fragments: [amr], ...(mods.length > 0 ? { fragment_mods: mods } : {}) };
+        if (random() >= 0.35) return { config, previous: [] };
+        // Before the shared base: the whole base inline; then pinned to its first revision.
+        return {
+          config,
+          previous: [
+            { config: { ...own, components: [bumper, ...(inline('amr').components as JsonObject[])] }, editor: editor('dana-laptop'), daysAgo: days(18, 25) },
+            { config: { ...own, components: [bumper], fragments: [{ id: id('acme-amr'), version: '1' }] }, editor: editor('ci-deploy'), daysAgo: days(3, 12) },
+          ],
+          ...(random() < 0.4 ? { restart: { editor: editor('field-tech-tablet'), daysAgo: days(0.1, 2) } } : {}),
+        };
+      }
+      case `${ACME}/picker`: {
+        const config: JsonObject = { ...own, fragments: [id('acme-picker')], components: [{ name: 'tote-sensor', type: 'sensor', model: 'vl53l1x', attributes: { i2c_bus: '1' } }] };
+        return random() < 0.3 ? { config, previous: [{ config: { ...own, ...inline('picker') }, editor: editor('dana-laptop'), daysAgo: days(9, 20) }] } : { config, previous: [] };
+      }
+      case `${ACME}/forklift`:
+        return { config: { ...own, fragments: [id('acme-forklift')], components: [{ name: 'mast', type: 'motor', model: 'hydraulic-lift', attributes: { max_height_mm: 4500 } }] }, previous: [] };
+      case `${ACME}/sorter`:
+        return {
+          config: {
+            ...own,
+            components: [
+              { name: 'conveyor', type: 'motor', model: 'belt-12', attributes: { max_rpm: 120 } },
+              { name: 'camera', type: 'camera', model: 'basler-ace2', attributes: { exposure_us: 800 } },
+            ],
+            services: [{ name: 'wms', type: 'generic', model: 'acme-warehouse:wms:bridge', attributes: { endpoint: 'https://wms.acme.internal/api', site: 'CMH1' } }],
+            modules: [{ type: 'registry', name: 'wms-bridge', module_id: 'acme-warehouse:wms-bridge', version: '0.9.0' }],
+          },
+          previous: [],
+        };
+      case `${HARBORLINE}/tug`: {
+        const config: JsonObject = { ...own, fragments: [random() < 0.4 ? { id: id('harbor-tug'), version: 'stable' } : id('harbor-tug')] };
+        return random() < 0.25 ? { config, previous: [{ config: { ...own, fragments: [{ id: id('harbor-tug'), version: 'stable' }] }, editor: editor('harbor-ops'), daysAgo: days(2, 6) }] } : { config, previous: [] };
+      }
+      case `${HARBORLINE}/amr`:
+        // Antwerp's AMRs use Acme's public lidar block at its stable tag.
+        return {
+          config: {
+            ...own,
+            components: [
+              { name: 'base', type: 'base', model: 'wheeled', attributes: { width_mm: 480, wheel_circumference_mm: 600, max_speed_mps: 1.2 } },
+              { name: 'imu', type: 'movement_sensor', model: 'bno085' },
+            ],
+            fragments: [{ id: id('acme-lidar'), version: 'stable' }],
+          },
+          previous: [],
+        };
+      case `${NORTHFIELD}/rover`: {
+        // The test field's rovers came after the organization's default fragments.
+        const rover = random() < 0.5 ? id('north-rover') : { id: id('north-rover'), version: 'stable' };
+        const config: JsonObject = { ...own, fragments: place === 'Test Field' ? [id('north-telemetry'), rover] : [rover] };
+        return random() < 0.3 ? { config, previous: [{ config: { ...own, fragments: [{ id: id('north-rover'), version: '1' }] }, editor: editor('priya-workstation'), daysAgo: days(10, 24) }] } : { config, previous: [] };
+      }
+      case `${NORTHFIELD}/sprayer`:
+        return {
+          config: { ...own, components: [{ name: 'pump', type: 'motor', model: 'diaphragm-12v', attributes: { max_lpm: 8 } }, { name: 'base', type: 'base', model: 'tracked' }], fragments: [id('north-rtk')] },
+          previous: [],
+        };
+      case `${NORTHFIELD}/drone`:
+        return { config: { ...own, components: [{ name: 'fc', type: 'movement_sensor', model: 'px4' }], fragments: [id('north-telemetry'), { id: id('north-rtk'), version: 'stable' }] }, previous: [] };
+      case `${POLARIS}/drone`: {
+        const config: JsonObject = { ...own, fragments: [id('polaris-flight')] };
+        return random() < 0.3 ? { config, previous: [{ config: { ...own, fragments: [{ id: id('polaris-flight'), version: '1' }] }, editor: editor('polaris-ops'), daysAgo: days(4, 8) }] } : { config, previous: [] };
+      }
+      case `${MEGAFLEET}/amr`:
+      case `${MEGAFLEET}/picker`:
+      case `${MEGAFLEET}/tug`:
+      case `${MEGAFLEET}/drone`:
+      case `${MEGAFLEET}/rover`:
+        return { config: { ...own, fragments: [id(`mega-${kind}`)] }, previous: [] };
+      default:
+        return { config: { ...own, ...inline(kind) }, previous: [] };
+    }
+  };
+}
+
 /**
  * Fill a new data dir with the demo fleet, all owned by `owner`, in the order of
- * {@link DEMO_ORGANIZATIONS}. Runs inside the caller's transaction.
+ * {@link DEMO_ORGANIZATIONS}: organizations, the keys that edited them, their fragments (and
+ * Northfield's default fragments), then their locations and machines, each main part with a config
+ * that uses the fragments and some with a few weeks of history. Runs inside the caller's transaction.
  */
 export function seedDemoFleet(db: Database.Database, orgs: OrgStore, owner: Identity, options: DemoOptions = {}): Organization[] {
-  const seeder = new Seeder(db, options.now ?? new Date());
+  const now = options.now ?? new Date();
+  const seeder = new Seeder(db, now);
   const created: Organization[] = [];
   const locationIds = new Map<string, Map<string, string>>();
   const all = [...DEMO_ORGANIZATIONS];
   if (options.machines !== undefined && options.machines > 0) {
-    all.push({ name: 'Megafleet Logistics', region: 'us-west', cid: 'CRM-BENCH', metadata: { purpose: 'benchmark fleet' }, places: megafleet(options.machines) });
+    all.push({ name: MEGAFLEET, region: 'us-west', cid: 'CRM-BENCH', metadata: { purpose: 'benchmark fleet' }, places: megafleet(options.machines) });
   }
-  for (const { name, metadata, places, ...extras } of all) {
-    const org = orgs.create(name, owner, extras);
+  for (const { name, metadata, ...extras } of all) {
+    const { places: _places, ...fields } = extras;
+    const org = orgs.create(name, owner, fields);
     orgs.setMetadata(org.id, JSON.stringify(metadata));
     created.push(org);
-    seeder.extraParts = name === 'Megafleet Logistics' ? [1, 3] : [0, 3];
-    seeder.logs = name !== 'Megafleet Logistics';
+  }
+  const orgId = (name: string) => created.find((o) => o.name === name)?.id;
+
+  const keys = new ApiKeyStore(db);
+  const authorizations = new Authorizations(db);
+  const editors = new Map<string, EditorInfo>();
+  for (const k of DEMO_KEYS) {
+    const roles = k.roles.flatMap(([org, role]) => {
+      const id = orgId(org);
+      return id === undefined ? [] : [{ id, role }];
+    });
+    if (roles.length === 0) continue;
+    const key = keys.prepare(k.name);
+    keys.insert(key, new Date(now.getTime() - 90 * 86_400_000));
+    for (const r of roles) authorizations.grant({ type: '', id: key.id }, { organizationId: r.id, resourceType: 'organization', resourceId: r.id, role: r.role }, now);
+    editors.set(k.name, { identityType: '', identityId: key.id, displayName: k.name });
+  }
+  // Registry ids of organizations without a public namespace are `<organization id>:<name>`.
+  const registryIds = new Map<string, string>();
+  const harborline = orgId(HARBORLINE);
+  const polaris = orgId(POLARIS);
+  if (harborline !== undefined) registryIds.set('harborline-tug-dispatch', `${harborline}:tug-dispatch`);
+  if (polaris !== undefined) registryIds.set('polaris-thermal-anomaly', `${polaris}:thermal-anomaly`);
+  const fragments = seedDemoFragments(new FragmentStore(db), created, editors, now, registryIds);
+  const northfield = orgId(NORTHFIELD);
+  const telemetry = fragments.get('north-telemetry');
+  if (northfield !== undefined && telemetry !== undefined) orgs.update(northfield, { defaultFragments: [{ fragmentId: telemetry }] });
+
+  // A stream of its own, so that configs leave the rest of the demo fleet as it was.
+  const configRandom = prng(0xc0f1);
+  for (const [index, { name, places }] of all.entries()) {
+    const org = present(created[index], `organization ${name}`);
+    seeder.extraParts = name === MEGAFLEET ? [1, 3] : [0, 3];
+    seeder.logs = name !== MEGAFLEET;
+    seeder.plan = configPlan(name, fragments, editors, configRandom);
     // Machine numbers count per organization and kind: amr-001, amr-002, …
     locationIds.set(name, seeder.places(org.id, null, places, new Map()));
   }
   const from = locationIds.get(SHARED.from)?.get(SHARED.location);
   const partner = created.find((o) => o.name === SHARED.with);
   if (from !== undefined && partner !== undefined) {
-    db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(from, partner.id, (options.now ?? new Date()).toISOString());
+    db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(from, partner.id, now.toISOString());
   }
   return created;
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { versionKind, type JsonObject } from '../../fleetconfig';
+import { isObject, parseFragments, versionKind, type JsonObject } from '../../fleetconfig';
 import type { EditorInfo } from '../../proto/gen/fleet/app/v1/access';
 import type { Fragment, FragmentHistoryEntry, FragmentRevision, FragmentTag } from '../../proto/gen/fleet/app/v1/fragments';
 import { present } from '../errors';
@@ -105,6 +105,12 @@ export class FragmentStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(id, revision, name, visibility, configJson, at, editor.identityType, editor.identityId, editor.displayName);
+    // What the revision nests, indexed for the walks of the fragment graph (usesOf, nestedIds).
+    if (!configJson.includes('"fragments"')) return;
+    const parsed: unknown = JSON.parse(configJson);
+    if (!isObject(parsed)) return;
+    const insert = this.db.prepare('INSERT INTO fragment_refs (fragment_id, revision, position, ref_id, ref_version) VALUES (?, ?, ?, ?, ?)');
+    for (const ref of parseFragments(parsed).refs) insert.run(id, revision, ref.index, ref.id, ref.version ?? '');
   }
 
   /**

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { EditorInfo } from '../../proto/gen/fleet/app/v1/access';
 import type { MachineSummary, PartSummary, Robot, RobotPart, RobotPartHistoryEntry } from '../../proto/gen/fleet/app/v1/machines';
+import { isObject, parseFragments, type JsonObject } from '../../fleetconfig';
 import { present } from '../errors';
 
 interface RobotRow {
@@ -99,6 +100,15 @@ function nextUpdate(now: Date, previous: string): string {
   return new Date(Math.max(now.getTime(), Date.parse(previous) + 1)).toISOString();
 }
 
+/**
+ * The rows of the index of what configs name (`part_fragment_refs`, migration 0012) for a config:
+ * each `fragments` entry that names a fragment, by its position, with the version asked for ('' for
+ * the latest). Shared with the demo seeder, which inserts parts in bulk.
+ */
+export function fragmentRefRows(config: JsonObject): { position: number; fragmentId: string; version: string }[] {
+  return parseFragments(config).refs.map((r) => ({ position: r.index, fragmentId: r.id, version: r.version ?? '' }));
+}
+
 /** Machines and their parts. Every write that touches more than one row is one transaction. */
 export class MachineStore {
   constructor(
@@ -166,6 +176,17 @@ export class MachineStore {
       .all(locationId, JSON.stringify(names), exceptRobot ?? null) as string[];
   }
 
+  /** Index what a part's config names (replacing what its config named before); inside the write's transaction. */
+  private indexFragments(partId: string, robotId: string, configJson: string): void {
+    this.db.prepare('DELETE FROM part_fragment_refs WHERE part_id = ?').run(partId);
+    // Most configs name no fragment: no need to parse them.
+    if (!configJson.includes('"fragments"')) return;
+    const parsed: unknown = JSON.parse(configJson);
+    if (!isObject(parsed)) return;
+    const insert = this.db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
+    for (const r of fragmentRefRows(parsed)) insert.run(partId, robotId, r.position, r.fragmentId, r.version);
+  }
+
   private insertPart(robotId: string, locationId: string, name: string, main: boolean, now: string, configJson = '{}'): string {
     const id = randomUUID();
     this.db
@@ -176,6 +197,7 @@ export class MachineStore {
       .run(id, robotId, locationId, name, main ? 1 : 0, configJson, partFqdn(name, id), `${slug(name)}.local`, now, now);
     // A part always has a secret: the credential it connects to the service with.
     this.db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)').run(randomUUID(), id, randomBytes(24).toString('base64url'), now);
+    this.indexFragments(id, robotId, configJson);
     return id;
   }
 
@@ -258,6 +280,7 @@ export class MachineStore {
           const at = nextUpdate(options.now ?? new Date(), row.last_updated);
           this.recordHistory(row, options.editor, at);
           this.db.prepare('UPDATE robot_parts SET name = ?, config_json = ?, last_updated = ? WHERE id = ?').run(change.name, configJson, at, id);
+          if (configJson !== row.config_json) this.indexFragments(id, row.robot_id, configJson);
         }
         return { ok: true, part: present(this.part(id), `part ${id}`).part };
       })
@@ -373,27 +396,29 @@ export class MachineStore {
     size: number;
   }): MachineSummary[] {
     const [afterLocation, afterName, afterId] = filter.after ?? [];
+    // Checked per machine left to list, from the index by machine (a probe per machine; a list of
+    // every matching machine built per page would cost more than the whole unfiltered page).
+    const fragmentFilter =
+      filter.uses === null
+        ? '1'
+        : `EXISTS (SELECT 1 FROM part_fragment_refs f WHERE f.robot_id = r.id
+             AND (f.fragment_id IN (SELECT value FROM json_each(@ids))
+                  OR (f.fragment_id, f.version) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@pairs))))`;
+    const keyset = '(@afterLocation IS NULL OR (l.name, r.name, r.id) > (@afterLocation, @afterName, @afterId))';
     // Driven from the locations (their names order the listing); machines the caller holds a role on
     // outside them come from a second branch only when there are any, which keeps the common plan simple.
-    const fragmentFilter = `(@filtered = 0 OR EXISTS (
-        SELECT 1 FROM robot_parts p JOIN part_fragment_refs f ON f.part_id = p.id
-         WHERE p.robot_id = r.id
-           AND (f.fragment_id IN (SELECT value FROM json_each(@ids))
-                OR (f.fragment_id, f.version) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@pairs)))))`;
-    const keyset = '(@afterLocation IS NULL OR (l.name, r.name, r.id) > (@afterLocation, @afterName, @afterId))';
     const columns = 'SELECT r.id, r.name, r.location_id, l.name AS location_name FROM locations l JOIN robots r ON r.location_id = l.id';
-    const branches = [`${columns} WHERE l.id IN (SELECT value FROM json_each(@locations)) AND ${fragmentFilter} AND ${keyset}`];
+    // The keyset before the fragment filter: machines listed on earlier pages need no probe.
+    const branches = [`${columns} WHERE l.id IN (SELECT value FROM json_each(@locations)) AND ${keyset} AND ${fragmentFilter}`];
     if (filter.robotIds.length > 0) {
-      branches.push(`${columns} WHERE r.id IN (SELECT value FROM json_each(@robots)) AND l.id NOT IN (SELECT value FROM json_each(@locations)) AND ${fragmentFilter} AND ${keyset}`);
+      branches.push(`${columns} WHERE r.id IN (SELECT value FROM json_each(@robots)) AND l.id NOT IN (SELECT value FROM json_each(@locations)) AND ${keyset} AND ${fragmentFilter}`);
     }
     const rows = this.db
       .prepare(`SELECT * FROM (${branches.join(' UNION ALL ')}) ORDER BY location_name, name, id LIMIT @size`)
       .all({
         locations: JSON.stringify(filter.locationIds),
         robots: JSON.stringify(filter.robotIds),
-        filtered: filter.uses === null ? 0 : 1,
-        ids: JSON.stringify(filter.uses?.ids ?? []),
-        pairs: JSON.stringify((filter.uses?.pairs ?? []).map((p) => [p.fragmentId, p.version])),
+        ...(filter.uses === null ? {} : { ids: JSON.stringify(filter.uses.ids), pairs: JSON.stringify(filter.uses.pairs.map((p) => [p.fragmentId, p.version])) }),
         afterLocation: afterLocation ?? null,
         afterName: afterName ?? null,
         afterId: afterId ?? null,

@@ -8,7 +8,10 @@ import { MLTrainingServiceClient, TrainingStatus } from '../../proto/gen/fleet/m
 import { PackageType, RegistryItemStatus, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import { RegistryFiles } from '../../service/registry/files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig, type JsonObject } from '../../fleetconfig';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
+import { fragmentLookup } from '../../service/fragments/resolve';
+import { FragmentStore } from '../../service/fragments/store';
 import { startSimulator } from '../../service/simulator';
 import { appCall, call, ownerMetadata, startTestService, type TestService } from './helpers';
 
@@ -110,13 +113,84 @@ describe('the demo fleet', () => {
       expect(Object.keys((await appCall(t, 'getOrganizationMetadata', { orgId: org.id }, owner)).metadata ?? {})).not.toHaveLength(0);
       const machine = summaries[0]!;
       expect(Object.keys((await appCall(t, 'getRobotMetadata', { robotId: machine.machineId }, owner)).metadata ?? {})).toContain('serial');
-      expect((await appCall(t, 'getRobotPart', { robotPartId: machine.partSummaries[0]!.partId }, owner)).part?.robotConfig).toHaveProperty('components');
+      const config = (await appCall(t, 'getRobotPart', { robotPartId: machine.partSummaries[0]!.partId }, owner)).part?.robotConfig ?? {};
+      expect(Object.hasOwn(config, 'components') || Object.hasOwn(config, 'fragments')).toBe(true);
     }
     expect(deepest).toBeGreaterThanOrEqual(3);
     expect(machines).toBeGreaterThanOrEqual(90);
     expect(machines).toBeLessThanOrEqual(130);
     // One location is shared with a partner organization.
     expect(t.db().prepare('SELECT count(*) FROM location_shares').pluck().get()).toBe(1);
+  });
+
+  it('configures every part plausibly: each config resolves, each main part runs components, and every module and package it names is in the demo registry', () => {
+    const db = t.db();
+    const store = new FragmentStore(db);
+    const parts = db
+      .prepare('SELECT p.id, p.main_part, p.config_json, l.organization_id FROM robot_parts p JOIN locations l ON l.id = p.location_id')
+      .all() as { id: string; main_part: number; config_json: string; organization_id: string }[];
+    const items = new Set(
+      (db.prepare("SELECT coalesce(o.public_namespace, o.id) || ':' || r.name AS id FROM registry_items r JOIN organizations o ON o.id = r.organization_id").pluck().all() as string[]),
+    );
+    let withFragments = 0;
+    let withMods = 0;
+    for (const part of parts) {
+      const config = JSON.parse(part.config_json) as JsonObject;
+      const r = resolveConfig(config, fragmentLookup(store, part.organization_id, []));
+      expect(r.issues, part.config_json).toEqual([]);
+      if (part.main_part === 1) expect((r.effective.components as unknown[] | undefined)?.length ?? 0, part.config_json).toBeGreaterThan(0);
+      for (const m of (r.effective.modules ?? []) as JsonObject[]) expect(items.has(m.module_id as string), String(m.module_id)).toBe(true);
+      for (const p of (r.effective.packages ?? []) as JsonObject[]) expect(items.has(p.package as string), String(p.package)).toBe(true);
+      if (r.fragments.length > 0) withFragments += 1;
+      if (r.mods.length > 0) {
+        withMods += 1;
+        expect(r.mods.every((m) => m.applied)).toBe(true);
+      }
+    }
+    expect(withFragments).toBeGreaterThan(parts.filter((p) => p.main_part === 1).length / 2);
+    expect(withMods).toBeGreaterThan(0);
+  });
+
+  it('shares fragments across families of machines: an AMR base nesting a lidar block, pinned to revisions and tags, used across organizations, an organization with default fragments, and weeks of history by several keys', async () => {
+    const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
+    const acme = orgs.find((o) => o.name === 'Acme Warehouse Robotics')!;
+    const fragments = (await appCall(t, 'listFragments', { orgId: acme.id, visibilities: [1, 2] }, owner)).fragments;
+    const amr = fragments.find((f) => f.name === 'Nimbus AMR-500 base')!;
+    const lidar = fragments.find((f) => f.name === 'RPLIDAR S2 + SLAM')!;
+    expect(lidar.visibility).toBe(2);
+    expect(JSON.stringify(amr.config)).toContain(lidar.id);
+    expect(amr.tags.map((x) => x.tag).sort()).toEqual(['canary', 'stable']);
+    expect(amr.robotPartCount).toBeGreaterThan(10);
+    // The lidar reaches more parts than the AMR base: forklifts nest it, and another organization uses it.
+    expect(lidar.robotPartCount).toBeGreaterThan(amr.robotPartCount);
+    const versions = t.db().prepare("SELECT DISTINCT version FROM part_fragment_refs WHERE fragment_id = ?").pluck().all(amr.id) as string[];
+    expect(versions.sort()).toEqual(['', '2', 'canary', 'stable']);
+    const harborline = orgs.find((o) => o.name === 'Harborline Logistics AMR')!;
+    expect((await appCall(t, 'listMachineSummaries', { organizationId: harborline.id, fragmentIds: [lidar.id] }, owner)).machineSummaries.length).toBeGreaterThan(0);
+    const northfield = orgs.find((o) => o.name === 'Northfield Agri-Bots')!;
+    expect(northfield.defaultFragments).toHaveLength(1);
+
+    const history = (await appCall(t, 'getFragmentHistory', { id: amr.id }, owner)).history;
+    expect(history.map((h) => h.revision)).toEqual(['4', '3', '2', '1']);
+    expect(new Set(history.map((h) => h.editedBy!.displayName)).size).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - history.at(-1)!.editedOn!.getTime()).toBeGreaterThan(14 * 86_400_000);
+
+    const edited = t.db().prepare('SELECT part_id, count(*) AS n FROM robot_part_history GROUP BY part_id ORDER BY n DESC').all() as { part_id: string; n: number }[];
+    expect(edited.length).toBeGreaterThan(10);
+    const entries = (await appCall(t, 'getRobotPartHistory', { robotPartId: edited[0]!.part_id }, owner)).history;
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(entries.map((e) => e.editedBy!.displayName)).size).toBeGreaterThanOrEqual(2);
+    const editors = t.db().prepare('SELECT DISTINCT editor_name FROM robot_part_history').pluck().all() as string[];
+    expect(editors.length).toBeGreaterThanOrEqual(3);
+    const span = t.db().prepare('SELECT min(edited_on), max(edited_on) FROM robot_part_history').raw().get() as [string, string];
+    expect(Date.parse(span[1]) - Date.parse(span[0])).toBeGreaterThan(14 * 86_400_000);
+    // Each entry's old state is stamped with the change before it, and the part's last_updated is its newest config change.
+    const part = (await appCall(t, 'getRobotPart', { robotPartId: edited[0]!.part_id }, owner)).part!;
+    for (const e of entries) {
+      expect(e.old!.lastUpdated!.getTime()).toBeLessThanOrEqual(e.when!.getTime());
+      expect(e.old!.lastUpdated!.getTime()).toBeLessThanOrEqual(part.lastUpdated!.getTime());
+    }
+    expect(entries.some((e) => e.when!.getTime() === part.lastUpdated!.getTime())).toBe(true);
   });
 
   it('is alive: some parts check in every few seconds, some come and go, some went quiet minutes or days ago, some never connected', async () => {

@@ -217,9 +217,12 @@ describe('ListMachineSummaries', () => {
       await robot(`n-${i}`, north.id);
     }
     const s1 = await robot('s-1', south.id);
-    await appCall(t, 'newRobotPart', { robotId: s1, partName: 's-1-cam' }, owner);
-    // Fragments are named in part configs' top-level `fragments` key (no operation of this slice writes configs).
-    t.db().prepare("UPDATE robot_parts SET config_json = ? WHERE name = 's-1-cam'").run(JSON.stringify({ fragments: ['frag-1', { id: 'frag-2', version: '3' }] }));
+    const cam = (await appCall(t, 'newRobotPart', { robotId: s1, partName: 's-1-cam' }, owner)).partId;
+    // Fragments are named in part configs' top-level `fragments` key.
+    const frag1 = (await appCall(t, 'createFragment', { orgId: org, name: 'frag-1' }, owner)).fragment!.id;
+    const frag2 = (await appCall(t, 'createFragment', { orgId: org, name: 'frag-2' }, owner)).fragment!.id;
+    for (let i = 0; i < 2; i++) await appCall(t, 'updateFragment', { fragmentId: frag2, name: 'frag-2' }, owner);
+    await appCall(t, 'updateRobotPart', { robotPartId: cam, name: 's-1-cam', robotConfig: { fragments: [frag1, { id: frag2, version: '3' }] } }, owner);
 
     const all = async (request: { locationIds?: string[]; fragmentIds?: string[]; limit?: number }, pageSize = 3) => {
       const out: string[] = [];
@@ -235,8 +238,8 @@ describe('ListMachineSummaries', () => {
     };
     expect(await all({})).toEqual([...names, 's-1']);
     expect(await all({ locationIds: [south.id] })).toEqual(['s-1']);
-    expect(await all({ fragmentIds: ['frag-2'] })).toEqual(['s-1']);
-    expect(await all({ fragmentIds: ['frag-1'], locationIds: [north.id] })).toEqual([]);
+    expect(await all({ fragmentIds: [frag2] })).toEqual(['s-1']);
+    expect(await all({ fragmentIds: [frag1], locationIds: [north.id] })).toEqual([]);
     expect(await all({ fragmentIds: ['unknown'] })).toEqual([]);
     expect(await all({ limit: 5 })).toEqual(names.slice(0, 5));
     expect(await all({ limit: 5 }, 2)).toEqual(names.slice(0, 5));
@@ -244,7 +247,7 @@ describe('ListMachineSummaries', () => {
 
     const s = (await appCall(t, 'listMachineSummaries', { organizationId: org, locationIds: [south.id] }, owner)).machineSummaries[0]!;
     expect(s).toMatchObject({ machineId: s1, machineName: 's-1', locationId: south.id, locationName: 'South' });
-    expect(s.fragmentIds.sort()).toEqual(['frag-1', 'frag-2']);
+    expect(s.fragmentIds.sort()).toEqual([frag1, frag2].sort());
     expect(s.partSummaries.map((p) => [p.partName, p.mainPart])).toEqual([
       ['s-1-main', true],
       ['s-1-cam', false],

@@ -570,7 +570,7 @@ describe('0012 fragments', () => {
     db.prepare("INSERT INTO fragment_revisions (fragment_id, revision, name, visibility, config_json, created_on, editor_type, editor_id, editor_name) VALUES (?, 1, 'Base', 1, ?, ?, '', ?, 'k')").run(id, CONFIG, NOW, KEY);
   };
 
-  it('creates STRICT tables for fragments, revisions, tags and both reference indexes', () => {
+  it('creates STRICT tables for fragments, revisions, tags and both reference indexes (the parts\' one without rowid)', () => {
     const db = upgraded();
     for (const table of ['fragments', 'fragment_revisions', 'fragment_tags', 'fragment_refs', 'part_fragment_refs']) expect(isStrict(db, table), table).toBe(true);
     expect(Object.keys(columns(db, 'fragments'))).toEqual(['id', 'organization_id', 'name', 'visibility', 'revision', 'created_on', 'last_updated']);
@@ -578,39 +578,30 @@ describe('0012 fragments', () => {
     const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((p) => p.detail).join();
     expect(plan("SELECT part_id FROM part_fragment_refs WHERE fragment_id = 'a' AND version = ''")).toMatch(/part_fragment_refs_by_fragment/);
     expect(plan("SELECT fragment_id FROM fragment_refs WHERE ref_id = 'a'")).toMatch(/fragment_refs_by_ref/);
+    expect(plan(`SELECT 1 FROM part_fragment_refs WHERE robot_id = '${ROBOT}' AND fragment_id = 'a'`)).toMatch(/part_fragment_refs_by_robot/);
   });
 
-  it("indexes the fragments existing parts' configs name, and keeps the index as configs are written", () => {
+  it("indexes the fragments existing parts' configs name (the stores index what they write from then on)", () => {
     const db = upgraded();
-    const named = [
+    expect(refs(db)).toEqual([
       { position: 0, fragment_id: 'a', version: '' },
       { position: 1, fragment_id: 'b', version: 'stable' },
       { position: 2, fragment_id: 'c', version: '' },
       { position: 5, fragment_id: 'd', version: '' },
-    ];
-    expect(refs(db)).toEqual(named);
-    db.prepare('UPDATE robot_parts SET config_json = ? WHERE id = ?').run('{"fragments": [{"id": "e", "version": "2"}]}', PART);
-    expect(refs(db)).toEqual([{ position: 0, fragment_id: 'e', version: '2' }]);
-    // Other columns leave it be; a `fragments` that is no list names nothing.
-    db.prepare("UPDATE robot_parts SET name = 'renamed' WHERE id = ?").run(PART);
-    expect(refs(db)).toHaveLength(1);
-    db.prepare('UPDATE robot_parts SET config_json = ? WHERE id = ?').run('{"fragments": "a"}', PART);
-    expect(refs(db)).toEqual([]);
-    db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, 'bot-2', 0, ?, 'x', ?, ?)").run(KEY, ROBOT, LOC, CONFIG, NOW, NOW);
-    expect(refs(db)).toEqual(named);
+    ]);
+    expect(db.prepare('SELECT DISTINCT robot_id FROM part_fragment_refs').pluck().all()).toEqual([ROBOT]);
+    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, 9, 'x', '')").run(KEY, ROBOT)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, 0, 'x', '')").run(PART, ROBOT)).toThrow(/UNIQUE|PRIMARY/);
     db.prepare('DELETE FROM robots').run();
     expect(refs(db)).toEqual([]);
   });
 
-  it("indexes each revision's references, keeps tags to the rule and to existing revisions, and drops everything with the fragment and its organization", () => {
+  it("keeps tags to the rule and to existing revisions, references to existing revisions, and drops everything with the fragment and its organization", () => {
     const db = upgraded();
     fragment(db);
-    expect(db.prepare('SELECT ref_id, ref_version FROM fragment_refs ORDER BY position').all()).toEqual([
-      { ref_id: 'a', ref_version: '' },
-      { ref_id: 'b', ref_version: 'stable' },
-      { ref_id: 'c', ref_version: '' },
-      { ref_id: 'd', ref_version: '' },
-    ]);
+    const ref = db.prepare("INSERT INTO fragment_refs (fragment_id, revision, position, ref_id, ref_version) VALUES (?, ?, 0, 'a', '')");
+    ref.run(FRAG, 1);
+    expect(() => ref.run(FRAG, 2)).toThrow(/FOREIGN KEY/);
     const tag = db.prepare('INSERT INTO fragment_tags (fragment_id, tag, revision, updated_on) VALUES (?, ?, ?, ?)');
     tag.run(FRAG, 'stable', 1, NOW);
     for (const bad of ['v2', '2x', 'Stable', 'a b', '', 'x'.repeat(61)]) expect(() => tag.run(FRAG, bad, 1, NOW), bad).toThrow(/CHECK/);
