@@ -352,6 +352,14 @@ export const configRequests = {
         .optional(),
     })
     .strict(),
+  /** Keep an edit of a part's config as a draft (replacing the part's previous one). Works offline; the draft outlives the app. */
+  'config.saveDraft': z.object({ partId: id, configJson: configText, baseConfigJson: configText, baseLastUpdated: isoTime }).strict(),
+  /** A part's draft, or null. */
+  'config.draft': z.object({ partId: id }).strict(),
+  /** Forget a part's draft (saved some other way, or given up). */
+  'config.dropDraft': z.object({ partId: id }).strict(),
+  /** Every draft of the active profile, most recently kept first: what to offer for saving once the service is back. */
+  'config.drafts': z.object({}).strict(),
 };
 
 export interface ConfigResponses {
@@ -360,4 +368,8 @@ export interface ConfigResponses {
   'config.history': PartHistoryPage;
   'config.effective': EffectiveConfig;
   'config.machineFragments': MachineFragments;
+  'config.saveDraft': ConfigDraft;
+  'config.draft': ConfigDraft | null;
+  'config.dropDraft': Record<string, never>;
+  'config.drafts': readonly ConfigDraft[];
 }

@@ -195,6 +195,14 @@ export const fragmentsRequests = {
   'fragments.deleteTag': z.object({ fragmentId: id, tag: fragmentTag }).strict(),
   /** The machines that use a fragment and how many (in `orgId`, default the fragment's own organization). Needs the service. */
   'fragments.usage': z.object({ fragmentId: id, orgId: id.optional() }).strict(),
+  /** Keep an edit of a fragment as a draft (replacing its previous one). Works offline; the draft outlives the app. */
+  'fragments.saveDraft': z.object({ fragmentId: id, configJson: fragmentConfigText, baseConfigJson: configText, baseLastUpdated: isoTime }).strict(),
+  /** A fragment's draft, or null. */
+  'fragments.draft': z.object({ fragmentId: id }).strict(),
+  /** Forget a fragment's draft. */
+  'fragments.dropDraft': z.object({ fragmentId: id }).strict(),
+  /** Every fragment draft of the active profile, most recently kept first. */
+  'fragments.drafts': z.object({}).strict(),
 };
 
 export interface FragmentsResponses {
@@ -207,4 +215,8 @@ export interface FragmentsResponses {
   'fragments.setTag': { readonly fragmentId: string; readonly tags: readonly FragmentTag[] };
   'fragments.deleteTag': { readonly fragmentId: string; readonly tags: readonly FragmentTag[] };
   'fragments.usage': FragmentUsage;
+  'fragments.saveDraft': FragmentDraft;
+  'fragments.draft': FragmentDraft | null;
+  'fragments.dropDraft': Record<string, never>;
+  'fragments.drafts': readonly FragmentDraft[];
 }

@@ -1,15 +1,18 @@
 /**
  * The config domain's tables of a profile's cache: part configs as last read (migration 11), the
- * pages of part histories read (migration 12), and the fragments each machine resolves with
- * (migration 14). Writes run as cache jobs (jobs.ts); reads are of one part or machine and stay on
- * the main thread.
+ * pages of part histories read (migration 12), the fragments each machine resolves with
+ * (migration 14), and drafts of edits not saved yet (migration 15). Writes run as cache jobs
+ * (jobs.ts); reads are of one part or machine (or the drafts) and stay on the main thread.
  */
-import type { MachineFragment, PartHistoryEntry } from '../../common/config';
+import type { ConfigDraft, MachineFragment, PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
 import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
 
 /** History entries kept per part: the newest this many (10 pages of the default size) read offline; older ones only online. */
 export const MAX_CACHED_HISTORY = 1000;
+
+/** Drafts kept at most: each is someone's unsaved work, so past this a new one is refused (saying so) rather than an old one dropped. */
+export const MAX_DRAFTS = 1000;
 
 /** The sync_state key of a part's history (when its first page was last read). */
 const historyKey = (partId: string) => `part-history:${partId}`;
@@ -100,4 +103,59 @@ export function putMachineFragments(db: CacheDb, machineId: string, fragments: r
 export function cachedMachineFragments(db: CacheDb, machineId: string): { fragments: MachineFragment[]; syncedAt: IsoTime } | null {
   const row = db.prepare('SELECT fragments, synced_at FROM machine_fragments WHERE machine_id = ?').get(machineId) as { fragments: string; synced_at: string } | undefined;
   return row ? { fragments: JSON.parse(row.fragments) as MachineFragment[], syncedAt: row.synced_at } : null;
+}
+
+/** What a draft holds of its own; its machine and part name come from the part's cached config. */
+export type DraftContent = Pick<ConfigDraft, 'partId' | 'configJson' | 'baseConfigJson' | 'baseLastUpdated' | 'savedAt'>;
+
+/** Keep a part's draft, replacing the one it had. */
+export function putDraft(db: CacheDb, draft: DraftContent): void {
+  db.prepare(
+    `INSERT INTO part_config_drafts (part_id, config_json, base_config_json, base_last_updated, saved_at) VALUES (@partId, @configJson, @baseConfigJson, @baseLastUpdated, @savedAt)
+     ON CONFLICT (part_id) DO UPDATE SET config_json = excluded.config_json, base_config_json = excluded.base_config_json,
+       base_last_updated = excluded.base_last_updated, saved_at = excluded.saved_at`,
+  ).run(draft);
+}
+
+export function dropDraft(db: CacheDb, partId: string): void {
+  db.prepare('DELETE FROM part_config_drafts WHERE part_id = ?').run(partId);
+}
+
+interface DraftRow {
+  part_id: string;
+  config_json: string;
+  base_config_json: string;
+  base_last_updated: string;
+  saved_at: string;
+  machine_id: string | null;
+  name: string | null;
+}
+
+const DRAFTS = 'SELECT d.*, c.machine_id, c.name FROM part_config_drafts d LEFT JOIN part_configs c ON c.part_id = d.part_id';
+
+function draftFromRow(r: DraftRow): ConfigDraft {
+  return {
+    partId: r.part_id,
+    machineId: r.machine_id ?? '',
+    partName: r.name ?? '',
+    configJson: r.config_json,
+    baseConfigJson: r.base_config_json,
+    baseLastUpdated: r.base_last_updated,
+    savedAt: r.saved_at,
+  };
+}
+
+export function cachedDraft(db: CacheDb, partId: string): ConfigDraft | null {
+  const row = db.prepare(`${DRAFTS} WHERE d.part_id = ?`).get(partId) as DraftRow | undefined;
+  return row ? draftFromRow(row) : null;
+}
+
+/** Every draft, most recently kept first. */
+export function cachedDrafts(db: CacheDb): ConfigDraft[] {
+  return (db.prepare(`${DRAFTS} ORDER BY d.saved_at DESC, d.part_id LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(draftFromRow);
+}
+
+/** Whether another draft may be kept for `partId` (replacing its own always may). */
+export function roomForDraft(db: CacheDb, partId: string): boolean {
+  return cachedDraft(db, partId) !== null || (db.prepare('SELECT count(*) FROM part_config_drafts').pluck().get() as number) < MAX_DRAFTS;
 }

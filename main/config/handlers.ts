@@ -2,12 +2,13 @@
  * The config bridge channels: a part's config read through the cache (verbatim text and its
  * lastUpdated), and saved with the conflict check; its history, page by page, through the cache;
  * the fragments a machine uses and a part's effective config, resolved here with fleetconfig (from
- * the cached fragments offline). A save needs the service; a stale one comes back as `conflict`
- * with nothing changed, so the renderer can read the current config and merge.
+ * the cached fragments offline); drafts of edits, kept in the cache whatever the connection. A save
+ * needs the service; a stale one comes back as `conflict` with nothing changed, so the renderer can
+ * read the current config and merge.
  */
 import { GetFragmentRequest, ListMachineFragmentsRequest } from '../../proto/gen/fleet/app/v1/fragments';
 import { GetRobotPartHistoryRequest, GetRobotPartRequest, UpdateRobotPartRequest } from '../../proto/gen/fleet/app/v1/machines';
-import type { EffectiveConfig, MachineFragment, MachineFragments, PartConfig, PartHistoryPage } from '../../common/config';
+import type { ConfigDraft, EffectiveConfig, MachineFragment, MachineFragments, PartConfig, PartHistoryPage } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
 import { parseFragments, type JsonObject, type Resolution } from '../../fleetconfig';
 import { readThrough, write } from '../backend/calls';
@@ -18,11 +19,20 @@ import type { DomainHandlers } from '../backend/router';
 import type { CacheDb } from '../cache/cache';
 import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
-import { cachedMachineFragments, cachedPartConfig, cachedPartHistory, type CachedPartConfig } from './cache';
+import { cachedDraft, cachedDrafts, cachedMachineFragments, cachedPartConfig, cachedPartHistory, MAX_DRAFTS, roomForDraft, type CachedPartConfig } from './cache';
 import { cachedConfigFromWire, historyEntryFromWire, machineFragmentFromWire, partConfigView } from './convert';
 import { knownFrom, resolveKnown, resolveWith, type FetchFragment } from './effective';
 
-type ConfigChannel = 'config.part' | 'config.save' | 'config.history' | 'config.effective' | 'config.machineFragments';
+type ConfigChannel =
+  | 'config.part'
+  | 'config.save'
+  | 'config.history'
+  | 'config.effective'
+  | 'config.machineFragments'
+  | 'config.saveDraft'
+  | 'config.draft'
+  | 'config.dropDraft'
+  | 'config.drafts';
 
 /** GetRobotPartHistory's own default page. */
 const HISTORY_PAGE = 100;
@@ -81,10 +91,10 @@ export function configHandlers(ctx: BackendContext): DomainHandlers<ConfigChanne
       readThrough<PartConfig>(
         connection,
         "This part's config",
-        async (client, _cache, run) => partConfigView(await fetchPartConfig(client, run, partId), false, null),
+        async (client, cache, run) => partConfigView(await fetchPartConfig(client, run, partId), false, cachedDraft(cache, partId)),
         (cache) => {
           const config = cachedPartConfig(cache, partId);
-          return config ? partConfigView(config, true, null) : null;
+          return config ? partConfigView(config, true, cachedDraft(cache, partId)) : null;
         },
       ),
 
@@ -111,6 +121,8 @@ export function configHandlers(ctx: BackendContext): DomainHandlers<ConfigChanne
         // The service keeps the text verbatim: what was sent is what it stores.
         const saved = cachedConfigFromWire(r.part, configJson, new Date().toISOString());
         await run('configPut', saved);
+        // Saved: an edit kept as a draft is no longer unsaved work.
+        await run('configDraftDrop', partId);
         return partConfigView(saved, false, null);
       }),
 
@@ -180,5 +192,24 @@ export function configHandlers(ctx: BackendContext): DomainHandlers<ConfigChanne
           return effectiveView(part, text, resolveKnown(config, (machine?.fragments ?? []).map(knownFrom), preview), true, machine?.syncedAt ?? part.syncedAt);
         },
       ),
+
+    // Drafts live in the active profile's cache only: they work offline, and survive the app.
+    'config.saveDraft': async ({ partId, configJson, baseConfigJson, baseLastUpdated }) => {
+      const cache = connection.cache;
+      if (!roomForDraft(cache, partId)) throw new AppError('invalid', `${MAX_DRAFTS} config drafts are kept already: save or drop some before keeping another.`);
+      await connection.runCache('configDraftPut', { partId, configJson, baseConfigJson, baseLastUpdated, savedAt: new Date().toISOString() });
+      const draft = connection.cache === cache ? cachedDraft(cache, partId) : null;
+      if (draft === null) throw new AppError('conflict', 'The profile changed while the draft was being kept; it was kept in the profile it was made in.');
+      return draft;
+    },
+
+    'config.draft': ({ partId }): ConfigDraft | null => cachedDraft(connection.cache, partId),
+
+    'config.dropDraft': async ({ partId }) => {
+      await connection.runCache('configDraftDrop', partId);
+      return {};
+    },
+
+    'config.drafts': () => cachedDrafts(connection.cache),
   };
 }

@@ -2,7 +2,7 @@
 import type { CacheDb } from '../cache/cache';
 import type { MachineFragment, PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
-import { forgetPart, putMachineFragments, putPartConfig, putPartHistory, type CachedPartConfig } from './cache';
+import { dropDraft, forgetPart, putDraft, putMachineFragments, putPartConfig, putPartHistory, type CachedPartConfig, type DraftContent } from './cache';
 
 export const configJobs = {
   /** A part's config as read or saved (an older answer never replaces a newer one). */
@@ -13,4 +13,8 @@ export const configJobs = {
   configHistoryPut: (db: CacheDb, partId: string, offset: number, entries: readonly PartHistoryEntry[], at: IsoTime): void => putPartHistory(db, partId, offset, entries, at),
   /** The fragments a machine resolves with, as ListMachineFragments answered. */
   configMachineFragmentsPut: (db: CacheDb, machineId: string, fragments: readonly MachineFragment[], at: IsoTime): void => putMachineFragments(db, machineId, fragments, at),
+  /** Keep a part's draft (replacing its previous one). */
+  configDraftPut: (db: CacheDb, draft: DraftContent): void => putDraft(db, draft),
+  /** A part's draft is saved or given up. */
+  configDraftDrop: (db: CacheDb, partId: string): void => dropDraft(db, partId),
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fragment } from '../../common/fragments';
 import { openCache } from '../cache/cache';
-import { cachedFragment, cachedOrgFragments, cachedRevisionConfig, cachedRevisionOf, putFragments, removeFragment, replaceOrgFragments } from './cache';
+import { cachedDraft, cachedDrafts, cachedFragment, cachedOrgFragments, cachedRevisionConfig, cachedRevisionOf, dropDraft, MAX_DRAFTS, putDraft, putFragments, removeFragment, replaceOrgFragments, roomForDraft } from './cache';
 
 const fragment = (id: string, name: string, latest: number, extra: Partial<Fragment> = {}): Fragment => ({
   id,
@@ -61,5 +61,26 @@ describe('fragments in the cache', () => {
     expect(cachedRevisionOf(f, '4')).toBeNull();
     expect(cachedRevisionOf(f, 'stable')).toBe('2');
     expect(cachedRevisionOf(f, 'beta')).toBeNull();
+  });
+});
+
+describe('fragment drafts in the cache', () => {
+  it('name their fragment as last read, survive its removal from the cache, list newest first, and are bounded', () => {
+    const db = openCache(':memory:');
+    putFragments(db, [{ fragment: fragment('f', 'Arm', 1), revision: '1', config: {} }], 'x');
+    putDraft(db, { fragmentId: 'f', configJson: '{"a": 1}', baseConfigJson: '{}', baseLastUpdated: 't', savedAt: '2026-05-02T00:00:00.000Z' });
+    putDraft(db, { fragmentId: 'g', configJson: '{}', baseConfigJson: '{}', baseLastUpdated: 't', savedAt: '2026-05-03T00:00:00.000Z' });
+    expect(cachedDraft(db, 'f')).toMatchObject({ fragmentId: 'f', orgId: 'o', name: 'Arm' });
+    expect(cachedDrafts(db).map((d) => d.fragmentId)).toEqual(['g', 'f']);
+    removeFragment(db, 'f');
+    expect(cachedDraft(db, 'f')).toMatchObject({ fragmentId: 'f', orgId: '', name: '' });
+    dropDraft(db, 'f');
+    expect(cachedDraft(db, 'f')).toBeNull();
+    const insert = db.prepare("INSERT INTO fragment_drafts VALUES (?, '{}', '{}', 't', 't')");
+    db.transaction(() => {
+      for (let i = 1; i < MAX_DRAFTS; i++) insert.run(`f${i}`);
+    })();
+    expect(roomForDraft(db, 'g')).toBe(true);
+    expect(roomForDraft(db, 'new')).toBe(false);
   });
 });

@@ -1,13 +1,17 @@
 /**
  * The fragments domain's tables of a profile's cache (migration 13): fragments as last read, the
- * configs of the revisions read, tags and histories. Writes run as cache jobs (jobs.ts); reads of
- * one fragment or one organization's list are small and stay on the main thread.
+ * configs of the revisions read, tags and histories; and drafts of edits not saved yet (migration
+ * 16). Writes run as cache jobs (jobs.ts); reads of one fragment, one organization's list or the
+ * drafts are small and stay on the main thread.
  */
 import type { FragmentTag, FragmentVisibility } from '../../common/config';
-import type { Fragment, FragmentHistoryEntry } from '../../common/fragments';
+import type { Fragment, FragmentDraft, FragmentHistoryEntry } from '../../common/fragments';
 import type { IsoTime, JsonObject } from '../../common/schemas';
 import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
 import type { FragmentRead } from './convert';
+
+/** Drafts kept at most: each is someone's unsaved work, so past this a new one is refused (saying so) rather than an old one dropped. */
+export const MAX_DRAFTS = 1000;
 
 /** The sync_state key of an organization's fragment list, and of a fragment's history. */
 const listKey = (orgId: string) => `fragments:${orgId}`;
@@ -184,4 +188,59 @@ export function cachedFragmentHistory(db: CacheDb, fragmentId: string, below: nu
   const rows = db.prepare('SELECT entry FROM fragment_history WHERE fragment_id = ? AND revision < ? ORDER BY revision DESC LIMIT ?').pluck().all(fragmentId, below, limit + 1) as string[];
   if (read === null && rows.length === 0) return null;
   return { entries: rows.slice(0, limit).map((r) => JSON.parse(r) as FragmentHistoryEntry), more: rows.length > limit, syncedAt: read };
+}
+
+/** What a draft holds of its own; the fragment's organization and name come from its cached row. */
+export type DraftContent = Pick<FragmentDraft, 'fragmentId' | 'configJson' | 'baseConfigJson' | 'baseLastUpdated' | 'savedAt'>;
+
+/** Keep a fragment's draft, replacing the one it had. A deleted fragment's draft stays: it is someone's work, dropped only when they say. */
+export function putDraft(db: CacheDb, draft: DraftContent): void {
+  db.prepare(
+    `INSERT INTO fragment_drafts (fragment_id, config_json, base_config_json, base_last_updated, saved_at) VALUES (@fragmentId, @configJson, @baseConfigJson, @baseLastUpdated, @savedAt)
+     ON CONFLICT (fragment_id) DO UPDATE SET config_json = excluded.config_json, base_config_json = excluded.base_config_json,
+       base_last_updated = excluded.base_last_updated, saved_at = excluded.saved_at`,
+  ).run(draft);
+}
+
+export function dropDraft(db: CacheDb, fragmentId: string): void {
+  db.prepare('DELETE FROM fragment_drafts WHERE fragment_id = ?').run(fragmentId);
+}
+
+interface DraftRow {
+  fragment_id: string;
+  config_json: string;
+  base_config_json: string;
+  base_last_updated: string;
+  saved_at: string;
+  org_id: string | null;
+  name: string | null;
+}
+
+const DRAFTS = 'SELECT d.*, f.org_id, f.name FROM fragment_drafts d LEFT JOIN fragments f ON f.id = d.fragment_id';
+
+function draftFromRow(r: DraftRow): FragmentDraft {
+  return {
+    fragmentId: r.fragment_id,
+    orgId: r.org_id ?? '',
+    name: r.name ?? '',
+    configJson: r.config_json,
+    baseConfigJson: r.base_config_json,
+    baseLastUpdated: r.base_last_updated,
+    savedAt: r.saved_at,
+  };
+}
+
+export function cachedDraft(db: CacheDb, fragmentId: string): FragmentDraft | null {
+  const row = db.prepare(`${DRAFTS} WHERE d.fragment_id = ?`).get(fragmentId) as DraftRow | undefined;
+  return row ? draftFromRow(row) : null;
+}
+
+/** Every fragment draft, most recently kept first. */
+export function cachedDrafts(db: CacheDb): FragmentDraft[] {
+  return (db.prepare(`${DRAFTS} ORDER BY d.saved_at DESC, d.fragment_id LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(draftFromRow);
+}
+
+/** Whether another draft may be kept for `fragmentId` (replacing its own always may). */
+export function roomForDraft(db: CacheDb, fragmentId: string): boolean {
+  return cachedDraft(db, fragmentId) !== null || (db.prepare('SELECT count(*) FROM fragment_drafts').pluck().get() as number) < MAX_DRAFTS;
 }

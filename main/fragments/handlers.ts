@@ -3,6 +3,7 @@
  * cache (online: from the service, and cached; offline: the cached copy, saying so). Creating,
  * updating, deleting and tagging need the service, and what it answers is cached at once. An update
  * is conflict-checked like a part config's save: a stale one is `conflict` with nothing changed.
+ * Drafts of edits are kept in the cache whatever the connection.
  */
 import {
   CreateFragmentRequest,
@@ -15,7 +16,7 @@ import {
   UpdateFragmentRequest,
 } from '../../proto/gen/fleet/app/v1/fragments';
 import { FRAGMENT_VISIBILITIES } from '../../common/config';
-import type { FragmentHistoryPage, FragmentList, FragmentUsage, FragmentView } from '../../common/fragments';
+import type { FragmentDraft, FragmentHistoryPage, FragmentList, FragmentUsage, FragmentView } from '../../common/fragments';
 import type { JsonObject } from '../../common/schemas';
 import { online, readThrough, write } from '../backend/calls';
 import type { BackendContext } from '../backend/context';
@@ -26,7 +27,7 @@ import type { CacheDb } from '../cache/cache';
 import type { CacheRunner } from '../connection/connection';
 import { listAllSummaries } from '../fleet/sync';
 import type { FleetClient } from '../grpc/client';
-import { cachedFragment, cachedFragmentHistory, cachedOrgFragments, cachedRevisionConfig, cachedRevisionOf, matches } from './cache';
+import { cachedDraft, cachedDrafts, cachedFragment, cachedFragmentHistory, cachedOrgFragments, cachedRevisionConfig, cachedRevisionOf, matches, MAX_DRAFTS, roomForDraft } from './cache';
 import { tagsFromWire, visibilityToWire } from '../backend/wire';
 import { configTextOf, fragmentReadFromWire, historyEntryFromWire, type FragmentRead } from './convert';
 
@@ -39,7 +40,11 @@ type FragmentsChannel =
   | 'fragments.history'
   | 'fragments.setTag'
   | 'fragments.deleteTag'
-  | 'fragments.usage';
+  | 'fragments.usage'
+  | 'fragments.saveDraft'
+  | 'fragments.draft'
+  | 'fragments.dropDraft'
+  | 'fragments.drafts';
 
 /** ListFragments pages as large as the protocol allows. */
 const LIST_PAGE = 1000;
@@ -75,7 +80,14 @@ export async function fetchFragment(client: FleetClient, run: CacheRunner, fragm
 
 export function fragmentsHandlers(ctx: BackendContext): DomainHandlers<FragmentsChannel> {
   const { connection } = ctx;
-  const view = (read: FragmentRead, syncedAt: string): FragmentView => ({ fragment: read.fragment, revision: read.revision, configJson: configTextOf(read.config), fromCache: false, syncedAt, draft: null });
+  const view = (cache: CacheDb, read: FragmentRead, syncedAt: string): FragmentView => ({
+    fragment: read.fragment,
+    revision: read.revision,
+    configJson: configTextOf(read.config),
+    fromCache: false,
+    syncedAt,
+    draft: cachedDraft(cache, read.fragment.id),
+  });
 
   return {
     'fragments.list': ({ orgId, visibilities = [...FRAGMENT_VISIBILITIES], search }) =>
@@ -109,18 +121,18 @@ export function fragmentsHandlers(ctx: BackendContext): DomainHandlers<Fragments
       readThrough<FragmentView>(
         connection,
         version === undefined ? 'This fragment' : `Version ${version} of this fragment`,
-        async (client, _cache, run) => view(await fetchFragment(client, run, fragmentId, version), new Date().toISOString()),
+        async (client, cache, run) => view(cache, await fetchFragment(client, run, fragmentId, version), new Date().toISOString()),
         (cache) => {
           const cached = cachedFragment(cache, fragmentId);
           const revision = cached ? cachedRevisionOf(cached.fragment, version) : null;
           const config = cached && revision !== null ? cachedRevisionConfig(cache, fragmentId, revision) : null;
           if (!cached || revision === null || config === null) return null;
-          return { fragment: cached.fragment, revision, configJson: configTextOf(config), fromCache: true, syncedAt: cached.syncedAt, draft: null };
+          return { fragment: cached.fragment, revision, configJson: configTextOf(config), fromCache: true, syncedAt: cached.syncedAt, draft: cachedDraft(cache, fragmentId) };
         },
       ),
 
     'fragments.create': ({ orgId, name, configJson, visibility }) =>
-      write(connection, 'create the fragment', async (client, _cache, run) => {
+      write(connection, 'create the fragment', async (client, cache, run) => {
         const r = await client.call(
           'create the fragment',
           client.app.createFragment,
@@ -130,7 +142,7 @@ export function fragmentsHandlers(ctx: BackendContext): DomainHandlers<Fragments
         const read = fragmentReadFromWire(r.fragment);
         const at = new Date().toISOString();
         await run('fragmentsPut', [read], at);
-        return view(read, at);
+        return view(cache, read, at);
       }),
 
     'fragments.update': ({ fragmentId, lastUpdated, name, configJson, visibility }) =>
@@ -160,7 +172,9 @@ export function fragmentsHandlers(ctx: BackendContext): DomainHandlers<Fragments
         const read = fragmentReadFromWire(r.fragment);
         const at = new Date().toISOString();
         await run('fragmentsPut', [read], at);
-        return view(read, at);
+        // Saved: an edit kept as a draft is no longer unsaved work.
+        await run('fragmentsDraftDrop', fragmentId);
+        return view(cache, read, at);
       }),
 
     'fragments.delete': ({ fragmentId }) =>
@@ -244,5 +258,24 @@ export function fragmentsHandlers(ctx: BackendContext): DomainHandlers<Fragments
           machines: machines.slice(0, MAX_USERS_LISTED).map((m) => ({ machineId: m.machineId, machineName: m.machineName, locationId: m.locationId, locationName: m.locationName })),
         };
       }),
+
+    // Drafts live in the active profile's cache only: they work offline, and survive the app.
+    'fragments.saveDraft': async ({ fragmentId, configJson, baseConfigJson, baseLastUpdated }) => {
+      const cache = connection.cache;
+      if (!roomForDraft(cache, fragmentId)) throw new AppError('invalid', `${MAX_DRAFTS} fragment drafts are kept already: save or drop some before keeping another.`);
+      await connection.runCache('fragmentsDraftPut', { fragmentId, configJson, baseConfigJson, baseLastUpdated, savedAt: new Date().toISOString() });
+      const draft = connection.cache === cache ? cachedDraft(cache, fragmentId) : null;
+      if (draft === null) throw new AppError('conflict', 'The profile changed while the draft was being kept; it was kept in the profile it was made in.');
+      return draft;
+    },
+
+    'fragments.draft': ({ fragmentId }): FragmentDraft | null => cachedDraft(connection.cache, fragmentId),
+
+    'fragments.dropDraft': async ({ fragmentId }) => {
+      await connection.runCache('fragmentsDraftDrop', fragmentId);
+      return {};
+    },
+
+    'fragments.drafts': () => cachedDrafts(connection.cache),
   };
 }

@@ -3,7 +3,7 @@ import type { FragmentTag, FragmentVisibility } from '../../common/config';
 import type { FragmentHistoryEntry } from '../../common/fragments';
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';
-import { putFragmentHistory, putFragments, removeFragment, replaceFragmentTags, replaceOrgFragments } from './cache';
+import { dropDraft, putDraft, putFragmentHistory, putFragments, removeFragment, replaceFragmentTags, replaceOrgFragments, type DraftContent } from './cache';
 import type { FragmentRead } from './convert';
 
 export const fragmentsJobs = {
@@ -16,4 +16,8 @@ export const fragmentsJobs = {
   fragmentsTags: (db: CacheDb, fragmentId: string, tags: readonly FragmentTag[]): void => replaceFragmentTags(db, fragmentId, tags),
   /** A page of a fragment's history; `first` for the newest page. */
   fragmentsHistoryPut: (db: CacheDb, fragmentId: string, entries: readonly FragmentHistoryEntry[], first: boolean, at: IsoTime): void => putFragmentHistory(db, fragmentId, entries, first, at),
+  /** Keep a fragment's draft (replacing its previous one). */
+  fragmentsDraftPut: (db: CacheDb, draft: DraftContent): void => putDraft(db, draft),
+  /** A fragment's draft is saved or given up. */
+  fragmentsDraftDrop: (db: CacheDb, fragmentId: string): void => dropDraft(db, fragmentId),
 };

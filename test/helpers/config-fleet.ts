@@ -22,7 +22,7 @@ export interface ConfigFleet {
   readonly dir: string;
   /** Stop the service (the apps go offline at their next call). */
   stopService(): Promise<void>;
-  /** Start it again on the same port and data dir. */
+  /** Start it again on the same port and data dir; resolves once both apps are back online. */
   startService(): Promise<void>;
   /** Close app `a` and open it again on the same data dir, its remote profile active (a restart of the app). */
   restartA(): Promise<void>;
@@ -60,6 +60,14 @@ export async function startConfigFleet(prefix: string): Promise<ConfigFleet> {
     },
     async startService() {
       service = await startService({ listen: address, dataDir: serviceDir, log: () => undefined });
+      // gRPC's channel backs off between attempts after the refusals: ask again until each app is back.
+      for (const app of [fleet.a, b]) {
+        const end = Date.now() + 20_000;
+        while ((await app.value('connection.retry', {})).status !== 'online') {
+          if (Date.now() > end) throw new Error('an app did not come back online after the service restarted');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
     },
     async restartA() {
       await fleet.a.close();
@@ -67,8 +75,8 @@ export async function startConfigFleet(prefix: string): Promise<ConfigFleet> {
       await fleet.a.backend.start();
     },
     async machine(name) {
-      const machine = await a.value('machines.create', { locationId: location.id, name });
-      const parts = await a.value('machines.parts', { machineId: machine.id });
+      const machine = await fleet.a.value('machines.create', { locationId: location.id, name });
+      const parts = await fleet.a.value('machines.parts', { machineId: machine.id });
       return { machineId: machine.id, partId: parts[0]!.id };
     },
     async close() {

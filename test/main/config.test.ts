@@ -227,3 +227,70 @@ describe('offline, after the service stops', () => {
     expect(save.message).toMatch(/Nothing was changed/);
   });
 });
+
+describe('drafts: an edit made offline, kept across a restart, saved (conflict-checked) when the service is back', () => {
+  it('keeps the edit, offers it after a restart of the app, refuses it as a conflict when someone saved meanwhile, and drops it once the merge is saved', async () => {
+    const { partId, machineId } = await fleet.machine('draft-conflict');
+    const base = await fleet.a.value('config.part', { partId });
+    // Someone else saves while this app is about to lose the service.
+    const theirs = await fleet.b.value('config.save', { partId, configJson: '{"services": [{"name": "theirs"}]}', lastUpdated: (await fleet.b.value('config.part', { partId })).lastUpdated });
+    await fleet.stopService();
+    try {
+      const mine = '{\n  "components": [{"name": "mine"}]\n}';
+      expect((await failure(fleet.a.call('config.save', { partId, configJson: mine, lastUpdated: base.lastUpdated }))).kind).toBe('offline');
+      const kept = await fleet.a.value('config.saveDraft', { partId, configJson: mine, baseConfigJson: base.configJson, baseLastUpdated: base.lastUpdated });
+      expect(kept).toMatchObject({ partId, machineId, partName: 'draft-conflict-main', configJson: mine, baseConfigJson: base.configJson, baseLastUpdated: base.lastUpdated });
+      expect((await fleet.a.value('config.part', { partId })).draft).toEqual(kept);
+
+      await fleet.restartA();
+      expect((await fleet.a.value('connection.get', {})).status).toBe('offline');
+      expect(await fleet.a.value('config.drafts', {})).toContainEqual(kept);
+      expect(await fleet.a.value('config.draft', { partId })).toEqual(kept);
+      expect((await fleet.a.value('config.part', { partId })).draft).toEqual(kept);
+    } finally {
+      await fleet.startService();
+    }
+    expect((await fleet.a.value('connection.get', {})).status).toBe('online');
+
+    const draft = (await fleet.a.value('config.draft', { partId }))!;
+    const conflict = await failure(fleet.a.call('config.save', { partId, configJson: draft.configJson, lastUpdated: draft.baseLastUpdated }));
+    expect(conflict.kind).toBe('conflict');
+    // Refused: the draft stays for the merge.
+    expect(await fleet.a.value('config.draft', { partId })).toEqual(draft);
+    const current = await fleet.a.value('config.part', { partId });
+    expect(current).toMatchObject({ configJson: theirs.configJson, fromCache: false, draft });
+    const merged = '{"components": [{"name": "mine"}], "services": [{"name": "theirs"}]}';
+    await fleet.a.value('config.save', { partId, configJson: merged, lastUpdated: current.lastUpdated });
+    expect(await fleet.a.value('config.draft', { partId })).toBeNull();
+    expect((await fleet.a.value('config.drafts', {})).map((d) => d.partId)).not.toContain(partId);
+    expect((await fleet.b.value('config.part', { partId })).configJson).toBe(merged);
+  });
+
+  it('saves a draft nobody raced with its base token, and keeps, replaces and drops drafts of parts never read here', async () => {
+    const { partId } = await fleet.machine('draft-clean');
+    const base = await fleet.a.value('config.part', { partId });
+    await fleet.a.value('config.saveDraft', { partId, configJson: '{"a": 1}', baseConfigJson: base.configJson, baseLastUpdated: base.lastUpdated });
+    const replaced = await fleet.a.value('config.saveDraft', { partId, configJson: '{"a": 2}', baseConfigJson: base.configJson, baseLastUpdated: base.lastUpdated });
+    expect(replaced.configJson).toBe('{"a": 2}');
+    const saved = await fleet.a.value('config.save', { partId, configJson: replaced.configJson, lastUpdated: replaced.baseLastUpdated });
+    expect(saved).toMatchObject({ configJson: '{"a": 2}', draft: null });
+
+    const unknown = await fleet.a.value('config.saveDraft', { partId: 'never-read', configJson: '{}', baseConfigJson: '{}', baseLastUpdated: '2026-01-01T00:00:00.000Z' });
+    expect(unknown).toMatchObject({ partId: 'never-read', machineId: '', partName: '' });
+    expect(await fleet.a.value('config.dropDraft', { partId: 'never-read' })).toEqual({});
+    expect(await fleet.a.value('config.draft', { partId: 'never-read' })).toBeNull();
+  });
+
+  it.each([
+    [{ partId: 'p', configJson: '{}', baseConfigJson: '{}' }, /baseLastUpdated/],
+    [{ partId: 'p', configJson: '{', baseConfigJson: '{}', baseLastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson is not valid JSON/],
+    [{ partId: 'p', configJson: '{}', baseConfigJson: '[]', baseLastUpdated: '2026-01-01T00:00:00.000Z' }, /baseConfigJson must be a JSON object/],
+  ])('refuses a bad draft %#', async (payload, message) => {
+    const result = await fleet.a.host.dispatch(trustedSender, 'config.saveDraft', payload);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.kind).toBe('invalid');
+      expect(result.error.message).toMatch(message);
+    }
+  });
+});

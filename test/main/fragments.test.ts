@@ -162,6 +162,32 @@ describe("an organization's default fragments", () => {
   });
 });
 
+describe('fragment drafts', () => {
+  it('keeps an edit with its base, shows it with the fragment, drops it once the update is saved', async () => {
+    const base = await create('Drafted', { components: [] });
+    const kept = await fleet.a.value('fragments.saveDraft', { fragmentId: base.fragment.id, configJson: '{"components": [{"name": "new"}]}', baseConfigJson: base.configJson, baseLastUpdated: base.fragment.lastUpdated });
+    expect(kept).toMatchObject({ fragmentId: base.fragment.id, orgId: fleet.orgId, name: 'Drafted', baseLastUpdated: base.fragment.lastUpdated });
+    expect((await fleet.a.value('fragments.get', { fragmentId: base.fragment.id })).draft).toEqual(kept);
+    expect(await fleet.a.value('fragments.drafts', {})).toContainEqual(kept);
+    // The other app has no such draft: drafts are this app's own.
+    expect(await fleet.b.value('fragments.draft', { fragmentId: base.fragment.id })).toBeNull();
+    const saved = await fleet.a.value('fragments.update', { fragmentId: base.fragment.id, lastUpdated: kept.baseLastUpdated, configJson: kept.configJson });
+    expect(saved.draft).toBeNull();
+    expect(await fleet.a.value('fragments.draft', { fragmentId: base.fragment.id })).toBeNull();
+  });
+
+  it('keeps a draft when its update is refused as a conflict, and drops it when asked', async () => {
+    const base = await create('Raced', {});
+    const kept = await fleet.a.value('fragments.saveDraft', { fragmentId: base.fragment.id, configJson: '{"mine": true}', baseConfigJson: base.configJson, baseLastUpdated: base.fragment.lastUpdated });
+    const seen = await fleet.b.value('fragments.get', { fragmentId: base.fragment.id });
+    await fleet.b.value('fragments.update', { fragmentId: base.fragment.id, lastUpdated: seen.fragment.lastUpdated, configJson: '{"theirs": true}' });
+    expect((await failure(fleet.a.call('fragments.update', { fragmentId: base.fragment.id, lastUpdated: kept.baseLastUpdated, configJson: kept.configJson }))).kind).toBe('conflict');
+    expect(await fleet.a.value('fragments.draft', { fragmentId: base.fragment.id })).toEqual(kept);
+    await fleet.a.value('fragments.dropDraft', { fragmentId: base.fragment.id });
+    expect(await fleet.a.value('fragments.draft', { fragmentId: base.fragment.id })).toBeNull();
+  });
+});
+
 describe('payloads the bridge refuses, with what is wrong', () => {
   it.each([
     ['fragments.create', { orgId: 'o', name: 'x', configJson: '{"fragment_mods": []}' }, /configJson must not have fragment_mods/],
@@ -182,6 +208,9 @@ describe('payloads the bridge refuses, with what is wrong', () => {
     ['fragments.history', { fragmentId: 'f', pageToken: 'forged' }, /pageToken is not a page token this app gave out/],
     ['orgs.update', { orgId: 'o', defaultFragments: [{ fragmentId: 'f', version: 'v1' }] }, /defaultFragments.0.version is neither a revision number nor a tag/],
     ['orgs.update', { orgId: 'o', defaultFragments: [{ fragmentId: 'f' }, { fragmentId: 'f' }] }, /defaultFragments names a fragment twice/],
+    ['fragments.saveDraft', { fragmentId: 'f', configJson: '{"fragment_mods": []}', baseConfigJson: '{}', baseLastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson must not have fragment_mods/],
+    ['fragments.saveDraft', { fragmentId: 'f', configJson: '{}', baseConfigJson: '{}' }, /baseLastUpdated/],
+    ['fragments.drafts', { orgId: 'o' }, /orgId/],
   ])('%s %#', async (channel, payload, message) => {
     const result = await fleet.a.host.dispatch(trustedSender, channel, payload);
     expect(result.ok).toBe(false);
