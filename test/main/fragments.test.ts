@@ -146,6 +146,21 @@ describe("an organization's fragments", () => {
   });
 });
 
+describe('what the service refuses in a fragment config', () => {
+  it('passes on a self-reference and a cycle as invalid with the path, and nothing changes', async () => {
+    const a = await create('Cycle A', {});
+    const b = await create('Cycle B', { fragments: [a.fragment.id] });
+    const self = await failure(fleet.a.call('fragments.update', { fragmentId: a.fragment.id, lastUpdated: a.fragment.lastUpdated, configJson: JSON.stringify({ fragments: [a.fragment.id] }) }));
+    expect(self.kind).toBe('invalid');
+    expect(self.message).toMatch(/fragments\[0\].*itself/);
+    const cycle = await failure(fleet.a.call('fragments.update', { fragmentId: a.fragment.id, lastUpdated: a.fragment.lastUpdated, configJson: JSON.stringify({ fragments: [b.fragment.id] }) }));
+    expect(cycle.kind).toBe('invalid');
+    expect(cycle.message).toMatch(/cycle/);
+    expect((await fleet.a.value('fragments.get', { fragmentId: a.fragment.id })).revision).toBe('1');
+    expect((await failure(fleet.a.call('fragments.create', { orgId: 'no-such-org', name: 'x' }))).kind).toBe('not-found');
+  });
+});
+
 describe("an organization's default fragments", () => {
   it('are set through orgs.update and given to machines created afterwards', async () => {
     const base = await create('Default base', { services: [{ name: 'telemetry' }] });
