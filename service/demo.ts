@@ -1,7 +1,8 @@
 /**
  * The demo fleet a new data dir gets with `--demo` (the desktop app's first launch): four robot-fleet
  * operators with nested locations (site → building → floor), about a hundred machines of one to four
- * parts with plausible names, configs and metadata, one location shared between organizations, and
+ * parts with plausible names, configs (sharing fragments: fragments/demo.ts; some with a few weeks of
+ * history by the demo keys) and metadata, one location shared between organizations, and
  * simulated liveness (simulator.ts): some parts check in every few seconds, some come and
  * go, some went quiet minutes or days ago, some never connected.
  *
