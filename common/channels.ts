@@ -5,7 +5,9 @@
  * A new domain adds its file and one line in each of `requestSchemas` and `Responses`.
  */
 import type { z } from 'zod';
+import { configRequests, type ConfigResponses } from './config';
 import { connectionRequests, type ConnectionResponses } from './connection';
+import { fragmentsRequests, type FragmentsResponses } from './fragments';
 import { localServiceRequests, type LocalServiceResponses } from './local-service';
 import { locationsRequests, type LocationsResponses } from './locations';
 import { logsRequests, type LogsResponses } from './logs';
@@ -27,6 +29,8 @@ export const requestSchemas = {
   ...logsRequests,
   ...registryRequests,
   ...trainingRequests,
+  ...configRequests,
+  ...fragmentsRequests,
   ...uiRequests,
 } as const;
 
@@ -40,6 +44,8 @@ export type Responses = ProfilesResponses &
   LogsResponses &
   RegistryResponses &
   TrainingResponses &
+  ConfigResponses &
+  FragmentsResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fragmentVersion } from './config';
 import { displayName, empty, id, metadataObject, publicNamespace, type IsoTime, type MetadataView } from './schemas';
 
 /** An organization's default fragment: every new machine of the organization starts with it. */
@@ -50,8 +51,9 @@ export const orgsRequests = {
   /** Create an organization; the active profile's key becomes its owner. Needs the service. */
   'orgs.create': z.object({ name: displayName }).strict(),
   /**
-   * Change an organization: only the fields given change (UpdateOrganization). The public namespace
-   * can be set once. Needs the service; the cached organization is updated from its answer.
+   * Change an organization: only the fields given change (UpdateOrganization), the default
+   * fragments too. The public namespace can be set once. Needs the service; the cached organization
+   * is updated from its answer.
    */
   'orgs.update': z
     .object({
@@ -60,6 +62,16 @@ export const orgsRequests = {
       publicNamespace: publicNamespace.optional(),
       region: z.string().trim().max(200, 'is too long').optional(),
       cid: z.string().trim().max(200, 'is too long').optional(),
+      /**
+       * Replaces the default fragments (empty clears them): machines created in the organization
+       * afterwards start with them in their main part's config. Each must be public or the
+       * organization's own; `version` is a revision or a tag (absent: the latest).
+       */
+      defaultFragments: z
+        .array(z.object({ fragmentId: id, version: fragmentVersion.optional() }).strict())
+        .max(100, 'names more than 100 fragments')
+        .refine((list) => new Set(list.map((f) => f.fragmentId)).size === list.length, 'names a fragment twice')
+        .optional(),
     })
     .strict(),
   /** Delete an organization with everything in it (its locations, machines, parts, metadata). Needs the service. */

@@ -25,6 +25,8 @@ import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
 import { uiHandlers } from '../ui/handlers';
 import { trainingHandlers } from '../training/handlers';
+import { configHandlers } from '../config/handlers';
+import { fragmentsHandlers } from '../fragments/handlers';
 import { TrainingWatcher, trainingResource, type TrainingNotify } from '../training/watcher';
 import type { CacheWorkerOptions } from '../cache/worker-client';
 import { profilesHandlers } from '../profiles/handlers';
@@ -157,6 +159,8 @@ export class Backend {
       ...logsHandlers(this.#ctx, this.#tails),
       ...registryHandlers(this.#ctx, this.uploads),
       ...trainingHandlers(this.#ctx, this.#training),
+      ...configHandlers(this.#ctx),
+      ...fragmentsHandlers(this.#ctx),
     };
   }
 

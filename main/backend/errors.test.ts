@@ -1,6 +1,6 @@
-import { status } from '@grpc/grpc-js';
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { describeUnreachable, kindOfStatus } from './errors';
+import { describeUnreachable, fromServiceError, kindOfStatus } from './errors';
 
 describe('kindOfStatus', () => {
   it.each([
@@ -30,5 +30,24 @@ describe('describeUnreachable', () => {
     [status.UNAVAILABLE, 'something new', 'it is unavailable (something new)'],
   ])('%i %s', (code, detail, expected) => {
     expect(describeUnreachable(code, detail)).toBe(expected);
+  });
+});
+
+describe('fromServiceError', () => {
+  const failure = (code: status, details: string, reason?: string): ServiceError => {
+    const metadata = new Metadata();
+    if (reason !== undefined) metadata.set('fleet-error-reason', reason);
+    return Object.assign(new Error(details), { code, details, metadata });
+  };
+
+  it('keeps the service\'s reason, so a handler tells a stale update from a taken name (both conflict)', () => {
+    const stale = fromServiceError(failure(status.ABORTED, 'changed since', 'STALE_UPDATE'), 'save the config', '127.0.0.1:1');
+    expect(stale).toMatchObject({ kind: 'conflict', reason: 'STALE_UPDATE', message: 'Could not save the config: changed since' });
+    expect(fromServiceError(failure(status.ALREADY_EXISTS, 'taken', 'NAME_TAKEN'), 'rename', 'a:1').reason).toBe('NAME_TAKEN');
+  });
+
+  it('has no reason when the service gave none', () => {
+    expect(fromServiceError(failure(status.UNAVAILABLE, 'Connection dropped'), 'read', 'a:1').reason).toBeNull();
+    expect(fromServiceError(failure(status.INTERNAL, 'boom', ''), 'read', 'a:1').reason).toBeNull();
   });
 });

@@ -6,6 +6,12 @@ export class AppError extends Error {
   constructor(
     readonly kind: ErrorKind,
     message: string,
+    /**
+     * The service's `fleet-error-reason` when the failure came from it (docs/PROTOCOL.md section 9):
+     * a kind groups codes (ABORTED and ALREADY_EXISTS are both `conflict`), and a handler that tells a
+     * stale update from a taken name, or an in-use fragment from a bad request, needs the reason.
+     */
+    readonly reason: string | null = null,
   ) {
     super(message);
     this.name = 'AppError';
@@ -61,6 +67,15 @@ export function describeUnreachable(code: status, detail: string): string {
   return `it is unavailable (${detail})`;
 }
 
+/** The trailer every error of the fleet service carries (docs/PROTOCOL.md section 9). */
+export const ERROR_REASON_KEY = 'fleet-error-reason';
+
+/** The service's reason for a failed call, or null when it gave none (another service, a transport failure). */
+export function reasonOf(e: ServiceError): string | null {
+  const value = e.metadata?.get(ERROR_REASON_KEY)[0];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
 /**
  * Turn a failed gRPC call into an AppError whose message says what happened, in words for people.
  * `what` names the operation ("list organizations"); `address` the service.
@@ -68,6 +83,7 @@ export function describeUnreachable(code: status, detail: string): string {
 export function fromServiceError(e: ServiceError, what: string, address: string): AppError {
   const kind = kindOfStatus(e.code);
   const detail = e.details || e.message;
+  const reason = reasonOf(e);
   switch (kind) {
     case 'offline':
       return new AppError(kind, `Could not ${what}: can't reach the service at ${address}: ${describeUnreachable(e.code, detail)}.`);
@@ -76,7 +92,7 @@ export function fromServiceError(e: ServiceError, what: string, address: string)
     case 'permission-denied':
       return new AppError(kind, `Could not ${what}: this API key is not allowed to (${detail}).`);
     default:
-      if (e.code === status.UNIMPLEMENTED) return new AppError(kind, `Could not ${what}: the service at ${address} does not support it yet (${detail}).`);
-      return new AppError(kind, `Could not ${what}: ${detail}`);
+      if (e.code === status.UNIMPLEMENTED) return new AppError(kind, `Could not ${what}: the service at ${address} does not support it yet (${detail}).`, reason);
+      return new AppError(kind, `Could not ${what}: ${detail}`, reason);
   }
 }

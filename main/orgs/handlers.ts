@@ -65,9 +65,11 @@ export function orgsHandlers(ctx: BackendContext): DomainHandlers<OrgsChannel> {
         return org;
       }),
 
-    'orgs.update': ({ orgId, name, publicNamespace, region, cid }) =>
+    'orgs.update': ({ orgId, name, publicNamespace, region, cid, defaultFragments }) =>
       write(connection, 'change the organization', async (client, cache, run) => {
-        const r = await client.call('change the organization', client.app.updateOrganization, UpdateOrganizationRequest.fromPartial({ orgId, name, publicNamespace, region, cid }));
+        // Absent leaves the list alone; present (empty too) replaces it: the wire tells them apart by the list's message.
+        const fragments = defaultFragments === undefined ? {} : { defaultFragments: { fragments: defaultFragments.map((f) => ({ fragmentId: f.fragmentId, version: f.version })) } };
+        const r = await client.call('change the organization', client.app.updateOrganization, UpdateOrganizationRequest.fromPartial({ orgId, name, publicNamespace, region, cid, ...fragments }));
         if (!r.organization) throw new AppError('internal', 'The service answered UpdateOrganization without an organization.');
         const org = orgFromWire(r.organization);
         await run('upsertOrg', org);

@@ -27,13 +27,13 @@ import { open, stat, statfs } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import type { ConnectionState } from '../../common/connection';
 import { MAX_MODULE_FILE_BYTES, type Upload, type UploadCandidate, type UploadSource, type UploadState } from '../../common/registry';
 import type { Connection } from '../connection/connection';
 import type { ProfileScoped } from '../connection/profile-scoped';
 import type { EventBus } from '../backend/events';
-import { AppError, isServiceError } from '../backend/errors';
+import { AppError, isServiceError, reasonOf } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
 import { writeFileAtomic } from '../fs/atomic';
 import { StagingError } from '../web/staging';
@@ -89,7 +89,6 @@ const SWEEP_BATCH = 200;
 const STATFS_EVERY_BYTES = 16 * 1024 * 1024;
 const STAGED_ID = /^[A-Za-z0-9_-]{16,64}$/;
 const QUEUE_FILE = 'uploads.json';
-const ERROR_REASON_KEY = 'fleet-error-reason';
 
 export interface UploadsOptions {
   /** Where a profile's files live (its uploads.json). */
@@ -1045,9 +1044,4 @@ function sizeText(bytes: number): string {
 
 function isEnded(state: UploadState): boolean {
   return state === 'done' || state === 'failed' || state === 'cancelled';
-}
-
-function reasonOf(e: ServiceError): string | null {
-  const value = e.metadata?.get(ERROR_REASON_KEY)[0];
-  return typeof value === 'string' ? value : null;
 }

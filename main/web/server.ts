@@ -101,8 +101,12 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-/** Largest bridge frame accepted from a page: bridge payloads are small; anything bigger is abuse. */
-const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Largest bridge frame accepted from a page. Most payloads are small, but a config draft carries
+ * two texts of up to 1.5 MiB each (the edit and its base), which JSON escaping can double: 8 MiB
+ * holds that with room; anything bigger is abuse.
+ */
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Where the built renderer keeps its scripts, styles and images (Vite's `assetsDir`). */
 const ASSETS_PREFIX = '/assets/';
 

@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
+import { MAX_FRAME_BYTES } from '../../main/web/server';
 import { repoRoot, tempDir } from '../helpers/backend';
 
 const TOKEN = 'hostile-test-token';
@@ -187,7 +188,7 @@ describe('protocol errors on an admitted socket', () => {
     return payload;
   };
   it.each([
-    ['a frame over the 1 MiB limit', 1009, () => frame({ opcode: 0x1, declaredLength: 2 * 1024 * 1024 })],
+    [`a frame over the ${MAX_FRAME_BYTES / 1048576} MiB limit`, 1009, () => frame({ opcode: 0x1, declaredLength: MAX_FRAME_BYTES + 1 })],
     ['invalid UTF-8 in a text frame', 1007, () => frame({ opcode: 0x1, payload: Buffer.from([0xff, 0xfe, 0xfd]) })],
     ['an unmasked client frame', 1002, () => frame({ opcode: 0x1, payload: Buffer.from('{}'), masked: false })],
     ['RSV1 set without an extension', 1002, () => frame({ opcode: 0x1, payload: Buffer.from('{}'), rsv1: true })],

@@ -391,6 +391,21 @@ describe('bridge frames that are no invoke object', () => {
     await stillServing();
   });
 
+  it('carries a config draft at its bounds (two 1.5 MiB texts, escaped twice their size) to the router', async () => {
+    const { ws, received } = await openSocket();
+    // Quotes inside strings: each is escaped on the wire, so the frame is about twice the texts.
+    const text = `{"q": "${'\\"'.repeat(760 * 1024)}"}`;
+    const request = { partId: 'p', configJson: text, baseConfigJson: text, baseLastUpdated: '2026-01-01T00:00:00.000Z' };
+    const frame = JSON.stringify({ type: 'invoke', id: 7, channel: 'config.saveDraft', request } satisfies WireFrame);
+    expect(frame.length).toBeGreaterThan(5 * 1024 * 1024);
+    ws.send(frame);
+    const result = await resultOf(ws, received, 7);
+    // It reached the handler: no profile is active in this backend, so there is no cache to keep it in.
+    expect(result).toMatchObject({ type: 'result', id: 7, result: { ok: false, error: { kind: 'not-found' } } });
+    expect(ws.readyState).toBe(ws.OPEN);
+    ws.close();
+  });
+
   it('answers a call on the admitted socket through the router sender check', async () => {
     const { ws, received } = await openSocket();
     ws.send(JSON.stringify({ type: 'invoke', id: 1, channel: 'profiles.list', request: {} } satisfies WireFrame));

@@ -78,6 +78,9 @@ describe('layer rules', () => {
     ['main/web/x.ts', "import { RegistryUploads } from '../registry/uploads';", 'no-restricted-imports'],
     ['main/shell/x.ts', "import { LogTails } from '../logs/tails';", 'no-restricted-imports'],
     ['main/paths.ts', "import { trainingJobs } from './training/jobs';", 'no-restricted-imports'],
+    ['main/config/x.ts', "import { cachedFragment } from '../fragments/cache';", 'no-restricted-imports'],
+    ['main/fragments/x.ts', "import { fetchPartConfig } from '../config/handlers';", 'no-restricted-imports'],
+    ['main/cache/x.ts', "import { configJobs } from '../config/jobs';", 'no-restricted-imports'],
     // The blocks that carry the domain and kernel rules keep main's layer rule too.
     ['main/orgs/x.ts', "import { OrgStore } from '../../service/orgs/store';", 'no-restricted-imports'],
     ['main/logs/x.ts', "import App from '../../renderer/src/App.svelte';", 'no-restricted-imports'],

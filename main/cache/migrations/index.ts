@@ -9,6 +9,12 @@ import logsFtsPending from './0007_logs_fts_pending';
 import logsIdentityLookup from './0008_logs_identity_lookup';
 import logsByPartLevels from './0009_logs_by_part_levels';
 import training from './0010_training';
+import partConfigs from './0011_part_configs';
+import partHistory from './0012_part_history';
+import fragments from './0013_fragments';
+import machineFragments from './0014_machine_fragments';
+import partConfigDrafts from './0015_part_config_drafts';
+import fragmentDrafts from './0016_fragment_drafts';
 
 /** Every schema step of the cache, in order. A step, once shipped, is never edited: add the next one. */
-export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training];
+export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments, machineFragments, partConfigDrafts, fragmentDrafts];

@@ -1,0 +1,161 @@
+/**
+ * The config domain's tables of a profile's cache: part configs as last read (migration 11), the
+ * pages of part histories read (migration 12), the fragments each machine resolves with
+ * (migration 14), and drafts of edits not saved yet (migration 15). Writes run as cache jobs
+ * (jobs.ts); reads are of one part or machine (or the drafts) and stay on the main thread.
+ */
+import type { ConfigDraft, MachineFragment, PartHistoryEntry } from '../../common/config';
+import type { IsoTime } from '../../common/schemas';
+import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
+
+/** History entries kept per part: the newest this many (10 pages of the default size) read offline; older ones only online. */
+export const MAX_CACHED_HISTORY = 1000;
+
+/** Drafts kept at most: each is someone's unsaved work, so past this a new one is refused (saying so) rather than an old one dropped. */
+export const MAX_DRAFTS = 1000;
+
+/** The sync_state key of a part's history (when its first page was last read). */
+const historyKey = (partId: string) => `part-history:${partId}`;
+
+/** A part's config as the cache keeps it. */
+export interface CachedPartConfig {
+  readonly partId: string;
+  readonly machineId: string;
+  readonly name: string;
+  readonly configJson: string;
+  readonly lastUpdated: IsoTime;
+  readonly syncedAt: IsoTime;
+}
+
+interface PartConfigRow {
+  part_id: string;
+  machine_id: string;
+  name: string;
+  config_json: string;
+  last_updated: string;
+  synced_at: string;
+}
+
+/**
+ * Keep a part's config as read or saved. An answer older than the cached one (a read that left
+ * before a save and came back after it) does not replace it: `last_updated` only grows at the
+ * service, and ISO times of one format compare as strings.
+ */
+export function putPartConfig(db: CacheDb, config: CachedPartConfig): void {
+  db.prepare(
+    `INSERT INTO part_configs (part_id, machine_id, name, config_json, last_updated, synced_at) VALUES (@partId, @machineId, @name, @configJson, @lastUpdated, @syncedAt)
+     ON CONFLICT (part_id) DO UPDATE SET machine_id = excluded.machine_id, name = excluded.name, config_json = excluded.config_json,
+       last_updated = excluded.last_updated, synced_at = excluded.synced_at
+     WHERE excluded.last_updated >= part_configs.last_updated`,
+  ).run(config);
+}
+
+export function cachedPartConfig(db: CacheDb, partId: string): CachedPartConfig | null {
+  const row = db.prepare('SELECT * FROM part_configs WHERE part_id = ?').get(partId) as PartConfigRow | undefined;
+  return row
+    ? { partId: row.part_id, machineId: row.machine_id, name: row.name, configJson: row.config_json, lastUpdated: row.last_updated, syncedAt: row.synced_at }
+    : null;
+}
+
+/** Forget what is cached of a part the service no longer has: its config and its history. */
+export function forgetPart(db: CacheDb, partId: string): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM part_configs WHERE part_id = ?').run(partId);
+    db.prepare('DELETE FROM part_history WHERE part_id = ?').run(partId);
+    db.prepare('DELETE FROM sync_state WHERE resource = ?').run(historyKey(partId));
+  })();
+}
+
+/**
+ * Keep a page of a part's history read from the service, starting `offset` entries from the newest.
+ * The first page replaces every cached entry of the part: the history may have grown at the new
+ * end since, which moves every position.
+ */
+export function putPartHistory(db: CacheDb, partId: string, offset: number, entries: readonly PartHistoryEntry[], at: IsoTime): void {
+  db.transaction(() => {
+    if (offset === 0) {
+      db.prepare('DELETE FROM part_history WHERE part_id = ?').run(partId);
+      markSynced(db, historyKey(partId), at);
+    }
+    const insert = db.prepare('INSERT INTO part_history (part_id, position, entry) VALUES (?, ?, ?) ON CONFLICT (part_id, position) DO UPDATE SET entry = excluded.entry');
+    entries.forEach((entry, i) => {
+      if (offset + i < MAX_CACHED_HISTORY) insert.run(partId, offset + i, JSON.stringify(entry));
+    });
+  })();
+}
+
+/** Up to `limit` cached entries of a part's history from position `offset`, whether more are cached beyond, and when the history was read; null when it never was. */
+export function cachedPartHistory(db: CacheDb, partId: string, offset: number, limit: number): { entries: PartHistoryEntry[]; more: boolean; syncedAt: IsoTime | null } | null {
+  const read = syncedAt(db, historyKey(partId));
+  const rows = db.prepare('SELECT entry FROM part_history WHERE part_id = ? AND position >= ? ORDER BY position LIMIT ?').pluck().all(partId, offset, limit + 1) as string[];
+  if (read === null && rows.length === 0) return null;
+  return { entries: rows.slice(0, limit).map((r) => JSON.parse(r) as PartHistoryEntry), more: rows.length > limit, syncedAt: read };
+}
+
+/** Keep what ListMachineFragments answered for a machine (its own use, without additional fragments). */
+export function putMachineFragments(db: CacheDb, machineId: string, fragments: readonly MachineFragment[], at: IsoTime): void {
+  db.prepare(
+    'INSERT INTO machine_fragments (machine_id, fragments, synced_at) VALUES (?, ?, ?) ON CONFLICT (machine_id) DO UPDATE SET fragments = excluded.fragments, synced_at = excluded.synced_at',
+  ).run(machineId, JSON.stringify(fragments), at);
+}
+
+/** The fragments a machine resolved with when last read, and when; null when never read. */
+export function cachedMachineFragments(db: CacheDb, machineId: string): { fragments: MachineFragment[]; syncedAt: IsoTime } | null {
+  const row = db.prepare('SELECT fragments, synced_at FROM machine_fragments WHERE machine_id = ?').get(machineId) as { fragments: string; synced_at: string } | undefined;
+  return row ? { fragments: JSON.parse(row.fragments) as MachineFragment[], syncedAt: row.synced_at } : null;
+}
+
+/** What a draft holds of its own; its machine and part name come from the part's cached config. */
+export type DraftContent = Pick<ConfigDraft, 'partId' | 'configJson' | 'baseConfigJson' | 'baseLastUpdated' | 'savedAt'>;
+
+/** Keep a part's draft, replacing the one it had. */
+export function putDraft(db: CacheDb, draft: DraftContent): void {
+  db.prepare(
+    `INSERT INTO part_config_drafts (part_id, config_json, base_config_json, base_last_updated, saved_at) VALUES (@partId, @configJson, @baseConfigJson, @baseLastUpdated, @savedAt)
+     ON CONFLICT (part_id) DO UPDATE SET config_json = excluded.config_json, base_config_json = excluded.base_config_json,
+       base_last_updated = excluded.base_last_updated, saved_at = excluded.saved_at`,
+  ).run(draft);
+}
+
+export function dropDraft(db: CacheDb, partId: string): void {
+  db.prepare('DELETE FROM part_config_drafts WHERE part_id = ?').run(partId);
+}
+
+interface DraftRow {
+  part_id: string;
+  config_json: string;
+  base_config_json: string;
+  base_last_updated: string;
+  saved_at: string;
+  machine_id: string | null;
+  name: string | null;
+}
+
+const DRAFTS = 'SELECT d.*, c.machine_id, c.name FROM part_config_drafts d LEFT JOIN part_configs c ON c.part_id = d.part_id';
+
+function draftFromRow(r: DraftRow): ConfigDraft {
+  return {
+    partId: r.part_id,
+    machineId: r.machine_id ?? '',
+    partName: r.name ?? '',
+    configJson: r.config_json,
+    baseConfigJson: r.base_config_json,
+    baseLastUpdated: r.base_last_updated,
+    savedAt: r.saved_at,
+  };
+}
+
+export function cachedDraft(db: CacheDb, partId: string): ConfigDraft | null {
+  const row = db.prepare(`${DRAFTS} WHERE d.part_id = ?`).get(partId) as DraftRow | undefined;
+  return row ? draftFromRow(row) : null;
+}
+
+/** Every draft, most recently kept first. */
+export function cachedDrafts(db: CacheDb): ConfigDraft[] {
+  return (db.prepare(`${DRAFTS} ORDER BY d.saved_at DESC, d.part_id LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(draftFromRow);
+}
+
+/** Whether another draft may be kept for `partId` (replacing its own always may). */
+export function roomForDraft(db: CacheDb, partId: string): boolean {
+  return cachedDraft(db, partId) !== null || (db.prepare('SELECT count(*) FROM part_config_drafts').pluck().get() as number) < MAX_DRAFTS;
+}
