@@ -53,6 +53,7 @@ export class FleetApp implements Shell {
       save: (path) => void bridge.invoke('ui.set', { key: 'app.route', value: path }),
       notFound: (path) => this.notices.push('info', `The app has no page at ${path.length > 80 ? `${path.slice(0, 80)}…` : path}; showing the start page instead.`),
       leave: (owner) => this.workbench.leave(owner),
+      failed: (path, e) => this.notices.push('error', `Couldn't open ${path}: ${e instanceof Error ? e.message : String(e)}`),
     });
     this.workbench = new Workbench(this.router);
     this.fleet.navigate = (ref, options = {}) => {

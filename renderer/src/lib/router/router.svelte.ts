@@ -55,6 +55,8 @@ export interface RouterOptions {
   readonly notFound?: (path: string) => void;
   /** Told when a feature's pages are no longer shown (another feature's page came). */
   readonly leave?: (owner: string) => void;
+  /** A page's `enter` threw or rejected (a bug: stores keep their failures to show). */
+  readonly failed?: (path: string, error: unknown) => void;
 }
 
 interface Compiled {
@@ -293,6 +295,9 @@ export class Router {
     if (previous && previous.route.owner !== match.route.owner) this.#options.leave?.(previous.route.owner);
     this.match = match;
     this.#options.save?.(match.path);
-    void Promise.resolve(match.route.enter?.(match, entering.signal)).catch(() => undefined);
+    // A page that fails to open says so (a blank page would say nothing); thrown or rejected alike.
+    void (async () => match.route.enter?.(match, entering.signal))().catch((e: unknown) => {
+      if (!entering.signal.aborted) this.#options.failed?.(match.path, e);
+    });
   }
 }

@@ -188,6 +188,24 @@ describe('the router', () => {
     expect(() => router.register([page({ pattern: '/', owner: 'b', page: Nothing, props: () => ({}) })])).toThrow('registered twice');
   });
 
+  it('a page whose enter fails says so', async () => {
+    const failures: string[] = [];
+    const router = new Router(memoryHistory(), { failed: (path, e) => failures.push(`${path}: ${(e as Error).message}`) });
+    router.register([
+      page({ pattern: '/', owner: 'a', page: Nothing, props: () => ({}) }),
+      page({ pattern: '/throws', owner: 'a', page: Nothing, props: () => ({}), enter: () => { throw new Error('boom'); } }),
+      page({ pattern: '/rejects', owner: 'a', page: Nothing, props: () => ({}), enter: () => Promise.reject(new Error('late boom')) }),
+    ]);
+    await router.start();
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+    router.go('/throws');
+    await tick();
+    router.go('/rejects');
+    await tick();
+    expect(router.path).toBe('/rejects');
+    expect(failures).toEqual(['/throws: boom', '/rejects: late boom']);
+  });
+
   it('routePath encodes parameters and leaves empty query values out', () => {
     expect(routePath('/orgs/:orgId/parts/:id', { orgId: 'a b', id: 'p/1' })).toBe('/orgs/a%20b/parts/p%2F1');
     expect(routePath('/registry', {}, { org: undefined })).toBe('/registry');
