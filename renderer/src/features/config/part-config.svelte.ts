@@ -78,8 +78,10 @@ export class PartConfigPage {
   /** Save the edit, checked against what it started from; someone else's save meanwhile is merged. */
   async save(): Promise<Result<PartConfig> | null> {
     if (this.saving || this.lastUpdated === null) return null;
-    if (this.document.errors > 0) {
-      this.saveError = `Fix the ${this.document.errors === 1 ? 'error' : `${this.document.errors} errors`} marked in the config first.`;
+    // Checked now, not as of the editor's last pause: the text may have changed since.
+    const errors = this.document.check().filter((p) => p.severity === 'error').length;
+    if (errors > 0) {
+      this.saveError = `Fix the ${errors === 1 ? 'error' : `${errors} errors`} marked in the config first.`;
       return null;
     }
     const sent = this.document.text;

@@ -55,7 +55,7 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
   let readonly = options.readonly;
   const labelSlot = new Compartment();
   const readonlySlot = new Compartment();
-  const labelled = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name, 'aria-describedby': options.describedBy });
+  const labelled = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name, 'aria-describedby': options.describedBy, tabindex: '0' });
   const editable = (locked: boolean) => [EditorState.readOnly.of(locked), EditorView.editable.of(!locked)];
 
   // Whether the text is dirty, found cheaply: a different length says so at once; the same length
