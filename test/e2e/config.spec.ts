@@ -56,7 +56,7 @@ test('edit and save; merge a change made behind my back, by itself and by hand; 
 
   const client = await secondClient(page, app.userDataDir);
   try {
-    const partId = /parts\/([^/]+)\/config/.exec(await route(page))![1]!; // eslint-disable-line @typescript-eslint/no-non-null-assertion -- matched above
+    const partId = /parts\/([^/]+)\/config/.exec(await route(page))![1]!;
     const theirs = async (configJson: string) => {
       const { part } = await client.call('get part', client.app.getRobotPart, { robotPartId: partId });
       await client.call('update part', client.app.updateRobotPart, { robotPartId: partId, name: part?.name ?? PART, robotConfigJson: configJson });
