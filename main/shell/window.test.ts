@@ -159,3 +159,22 @@ describe('Back and Forward from the OS', () => {
     expect(history.goBack).not.toHaveBeenCalled();
   });
 });
+
+describe('closing with unsaved changes', () => {
+  beforeEach(() => resetFakeElectron());
+
+  it('asks, defaulting to Stay; Leave lets the page unload', () => {
+    const { window } = open();
+    const stay = { preventDefault: vi.fn() };
+    window.webContents.emit('will-prevent-unload', stay);
+    expect(fake.dialog.showMessageBoxSync).toHaveBeenCalledOnce();
+    const [, options] = fake.dialog.showMessageBoxSync.mock.calls[0] as [unknown, { buttons: string[]; defaultId: number; cancelId: number }];
+    expect(options.buttons).toEqual(['Leave', 'Stay']);
+    expect([options.defaultId, options.cancelId]).toEqual([1, 1]);
+    expect(stay.preventDefault).not.toHaveBeenCalled();
+    fake.dialog.showMessageBoxSync.mockReturnValueOnce(0);
+    const leave = { preventDefault: vi.fn() };
+    window.webContents.emit('will-prevent-unload', leave);
+    expect(leave.preventDefault).toHaveBeenCalledOnce();
+  });
+});

@@ -2,7 +2,7 @@
  * The app window. Its webPreferences are the whole renderer security model: an isolated, sandboxed
  * page with no Node, whose only way out is the preload's bridge.
  */
-import { app, BrowserWindow, nativeTheme, type WebPreferences } from 'electron';
+import { app, BrowserWindow, dialog, nativeTheme, type WebPreferences } from 'electron';
 import type { AppLocation } from './app-url';
 import { MIN_SIZE, type InitialWindowState } from './window-state';
 
@@ -61,6 +61,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   });
 
   followHistoryGestures(window);
+  askBeforeLosingEdits(window);
 
   let shown = false;
   const show = (): void => {
@@ -92,6 +93,27 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
  *   three fingers" (Electron's docs), not with the default. 'left' goes back, 'right' forward (not
  *   yet tried on a Mac: should it feel reversed there, these two swap).
  */
+/**
+ * Closing (or reloading) the window while a page has unsaved changes: the page's beforeunload
+ * refuses, which in Electron stops the close without a word; the window asks instead, and a
+ * person who chooses Leave closes it (the edit is lost, as they were told).
+ */
+export function askBeforeLosingEdits(window: BrowserWindow): void {
+  window.webContents.on('will-prevent-unload', (event) => {
+    if (window.isDestroyed()) return;
+    const choice = dialog.showMessageBoxSync(window, {
+      type: 'question',
+      buttons: ['Leave', 'Stay'],
+      defaultId: 1,
+      cancelId: 1,
+      title: 'Unsaved changes',
+      message: 'This page has unsaved changes.',
+      detail: 'Leave and lose them, or stay and save them first?',
+    });
+    if (choice === 0) event.preventDefault();
+  });
+}
+
 export function followHistoryGestures(window: BrowserWindow): void {
   const step = (direction: 'back' | 'forward'): void => {
     if (window.isDestroyed() || window.webContents.isDestroyed()) return;

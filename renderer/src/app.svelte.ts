@@ -39,6 +39,9 @@ export class FleetApp implements Shell {
   /** Which machines' liveness main keeps fresh (the tree's rows on screen tell it). */
   readonly watch: LivenessWatch;
 
+  /** Asks the user to confirm a loss (unsaved changes); the window's own dialog by default. */
+  confirm: (message: string) => boolean = (message) => (typeof window === 'undefined' ? true : window.confirm(message));
+
   constructor(bridge: FleetBridge, transport: WebSocketTransport | null = null, history: HistoryHost = typeof window === 'undefined' ? memoryHistory() : browserHistory(window)) {
     this.bridge = bridge;
     this.browserMode = transport !== null;
@@ -53,6 +56,10 @@ export class FleetApp implements Shell {
       save: (path) => void bridge.invoke('ui.set', { key: 'app.route', value: path }),
       notFound: (path) => this.notices.push('info', `The app has no page at ${path.length > 80 ? `${path.slice(0, 80)}…` : path}; showing the start page instead.`),
       leave: (owner) => this.workbench.leave(owner),
+      mayLeave: () => {
+        const message = this.workbench.leaveGuard(this.router.match?.route.owner);
+        return message === null || this.confirm(message);
+      },
       failed: (path, e) => this.notices.push('error', `Couldn't open ${path}: ${e instanceof Error ? e.message : String(e)}`),
     });
     this.workbench = new Workbench(this.router);

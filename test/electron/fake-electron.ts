@@ -399,7 +399,7 @@ function createFake() {
       buildFromTemplate: vi.fn((template: unknown[]) => ({ template })),
       setApplicationMenu: vi.fn(),
     },
-    dialog: { showErrorBox: vi.fn(), showSaveDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePath?: string }> => ({ canceled: true })),
+    dialog: { showErrorBox: vi.fn(), showMessageBoxSync: vi.fn((..._args: unknown[]): number => 1), showSaveDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePath?: string }> => ({ canceled: true })),
       showOpenDialog: vi.fn(async (..._args: unknown[]): Promise<{ canceled: boolean; filePaths: string[] }> => ({ canceled: true, filePaths: [] })),
     },
     protocol: new FakeProtocol(),

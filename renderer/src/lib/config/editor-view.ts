@@ -72,7 +72,7 @@ export function createConfigView(options: ConfigViewOptions): ConfigView {
   let readonly = options.readonly;
   const labelSlot = new Compartment();
   const readonlySlot = new Compartment();
-  const labelled = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name, 'aria-describedby': options.describedBy });
+  const labelled = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name, 'aria-describedby': options.describedBy, tabindex: '0' });
   // Read-only keeps the text focusable (CodeMirror's `editable` stays on), so it can still be read,
   // searched and copied from the keyboard.
   const editable = (locked: boolean) => EditorState.readOnly.of(locked);

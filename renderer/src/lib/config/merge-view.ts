@@ -22,7 +22,8 @@ export interface Place {
   readonly root: ShadowRoot;
 }
 
-const named = (label: string) => EditorView.contentAttributes.of({ 'aria-label': label });
+// Focusable (tabindex) although read-only: a keyboard user scrolls a long view, and reads it line by line.
+const named = (label: string) => EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' });
 
 /** F7 / Shift+F7 go to the next / previous change (as in other editors' diff views). */
 const chunkKeys = Prec.high(

@@ -55,6 +55,11 @@ export interface RouterOptions {
   readonly notFound?: (path: string) => void;
   /** Told when a feature's pages are no longer shown (another feature's page came). */
   readonly leave?: (owner: string) => void;
+  /**
+   * Whether the page shown may be left now: asked before every move (a page with unsaved changes
+   * answers no after asking the user). Absent: always.
+   */
+  readonly mayLeave?: () => boolean;
   /** A page's `enter` threw or rejected (a bug: stores keep their failures to show). */
   readonly failed?: (path: string, error: unknown) => void;
 }
@@ -115,6 +120,8 @@ export class Router {
   #floor = 0;
   /** Restores begun; only the latest may apply (two quick profile switches). */
   #restores = 0;
+  /** A move through the entries this router asked for (already allowed), or undoing a refused one. */
+  #expectedPop = false;
 
   constructor(host: HistoryHost, options: RouterOptions = {}) {
     this.#host = host;
@@ -192,6 +199,7 @@ export class Router {
    */
   go(path: string): void {
     if (path === this.match?.path) return;
+    if (this.match !== null && !this.mayLeave()) return;
     if (!this.#find(path)) {
       this.#options.notFound?.(path);
       if (this.match === null) this.#replace(HOME);
@@ -216,16 +224,26 @@ export class Router {
   replace(path: string, options: { readonly ifShowing?: readonly string[] } = {}): void {
     if (options.ifShowing && !options.ifShowing.includes(this.path)) return;
     if (path === this.match?.path) return;
+    if (!this.mayLeave()) return;
     this.#replace(path);
   }
 
   back(): void {
-    if (this.canGoBack) this.#host.go(-1);
+    if (!this.canGoBack || !this.mayLeave()) return;
+    this.#expectedPop = true;
+    this.#host.go(-1);
   }
 
   forward(): void {
+    if (!this.mayLeave()) return;
     // The forward end is not known after a reload; the history knows it and ignores a move past it.
+    this.#expectedPop = true;
     this.#host.go(1);
+  }
+
+  /** Whether the page shown may be left (asks the user when it has unsaved changes). */
+  mayLeave(): boolean {
+    return this.#options.mayLeave?.() ?? true;
   }
 
   #replace(path: string): void {
@@ -236,6 +254,18 @@ export class Router {
   #popped(): void {
     const path = this.#host.current() || HOME;
     const index = this.#host.index();
+    const asked = this.#expectedPop;
+    this.#expectedPop = false;
+    if (!asked && path !== this.match?.path && !this.mayLeave()) {
+      // The browser's own Back (or a typed address) away from unsaved changes the user keeps: undo the move.
+      const shown = this.match?.path ?? HOME;
+      if (index === null) this.#host.replace(shown, this.#index);
+      else {
+        this.#expectedPop = true;
+        this.#host.go(this.#index - index);
+      }
+      return;
+    }
     if (index !== null && index < this.#floor) {
       // The browser's own Back, past a profile switch: the last profile's pages are not this one's.
       this.#host.go(this.#floor - index);

@@ -188,6 +188,29 @@ describe('the router', () => {
     expect(() => router.register([page({ pattern: '/', owner: 'b', page: Nothing, props: () => ({}) })])).toThrow('registered twice');
   });
 
+  it('a page that may not be left (unsaved changes kept) stops every move, the browser\'s own Back undone', async () => {
+    const history = memoryHistory();
+    let keep = false;
+    const router = new Router(history, { mayLeave: () => !keep });
+    router.register(['/', '/a', '/b'].map((pattern) => page({ pattern, owner: 'x', page: Nothing, props: () => ({}) })));
+    await router.start();
+    router.go('/a');
+    router.go('/b');
+    keep = true;
+    router.go('/a');
+    router.replace('/a');
+    router.back();
+    router.forward();
+    expect(router.path).toBe('/b');
+    expect(history.entries).toEqual(['/', '/a', '/b']);
+    history.go(-1); // the browser's Back: undone, the page stays
+    expect(router.path).toBe('/b');
+    expect(history.at).toBe(2);
+    keep = false;
+    router.back();
+    expect(router.path).toBe('/a');
+  });
+
   it('a page whose enter fails says so', async () => {
     const failures: string[] = [];
     const router = new Router(memoryHistory(), { failed: (path, e) => failures.push(`${path}: ${(e as Error).message}`) });

@@ -82,6 +82,11 @@ export interface Feature {
   readonly routes?: readonly PageRoute[];
   /** Another feature's page is shown now: close what this one shows (and stop its live reads). */
   leave?(): void;
+  /**
+   * Asked before the user leaves this feature's page (another page, Back, another profile): a
+   * message to confirm when leaving would lose something (unsaved changes), else null.
+   */
+  leaveGuard?(): string | null;
   /** Start following main's events; returns the function that stops. */
   follow?(): () => void;
   /**

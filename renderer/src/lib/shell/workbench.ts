@@ -39,6 +39,11 @@ export class Workbench implements Contributions {
     };
   }
 
+  /** What leaving `owner`'s page would lose, to confirm (see Feature.leaveGuard), or null. */
+  leaveGuard(owner: string | undefined): string | null {
+    return this.#features.find((f) => f.id === owner)?.leaveGuard?.() ?? null;
+  }
+
   /** Call from the root component's setup (see Feature.effects). */
   effects(): void {
     for (const f of this.#features) f.effects?.();

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { PartConfig, PartHistoryEntry } from '../../../../common/config';
+import { err, ok } from '../../../../common/result';
+import { fakeBridge, settle } from '../../lib/testing/fake-transport';
+import { PartConfigPage } from './part-config.svelte';
+
+const part = (configJson: string, lastUpdated: string): PartConfig => ({ partId: 'p1', machineId: 'm1', name: 'amr-1-main', configJson, lastUpdated, fromCache: false, syncedAt: lastUpdated, draft: null });
+const entry = (configJson: string, when: string): PartHistoryEntry => ({
+  partId: 'p1',
+  when,
+  editedBy: { kind: 'key', id: 'k1', displayName: 'ops key' },
+  previous: { name: 'amr-1-main', configJson, mainPart: true, markedForRestart: false, lastUpdated: when },
+});
+
+const base = '{\n  "components": [\n    { "name": "base", "api": "rdk:component:base" },\n    { "name": "lidar", "api": "rdk:component:camera" },\n    { "name": "arm", "api": "rdk:component:arm" }\n  ],\n  "services": []\n}';
+
+/** A page over main faked: `service` is what the service has now. */
+async function setup() {
+  const { transport, bridge } = fakeBridge();
+  let service = part(base, '2026-11-26T10:00:00.000Z');
+  transport
+    .handle('config.part', () => ok(service))
+    .handle('config.history', () => ok({ partId: 'p1', entries: [entry('{}', '2026-11-25T10:00:00.000Z')], nextPageToken: '', fromCache: false, syncedAt: null }))
+    .handle('config.save', (r) => {
+      if (r.lastUpdated !== service.lastUpdated) return err('conflict', 'Someone else changed this config since you read it; merge your edit with theirs.');
+      service = part(r.configJson, '2026-11-26T10:05:00.000Z');
+      return ok(service);
+    });
+  const page = new PartConfigPage(bridge, 'p1');
+  await page.load();
+  await settle();
+  const theyChange = (configJson: string) => (service = part(configJson, '2026-11-26T10:02:00.000Z'));
+  return { transport, page, theyChange };
+}
+
+describe('a part config page', () => {
+  it('loads the text verbatim and saves the edit with its conflict token', async () => {
+    const { transport, page } = await setup();
+    expect(page.document.text).toBe(base);
+    expect(page.history).toHaveLength(1);
+    page.document.edit(base.replace('"services": []', '"services": [{ "name": "nav", "api": "rdk:service:navigation" }]'));
+    await page.save();
+    expect(transport.callsTo('config.save')).toEqual([{ partId: 'p1', configJson: page.document.text, lastUpdated: '2026-11-26T10:00:00.000Z' }]);
+    expect(page.document.dirty).toBe(false);
+    expect(page.lastUpdated).toBe('2026-11-26T10:05:00.000Z');
+  });
+
+  it('someone saved meanwhile, not where I edited: merged by itself, shown for review, then saved against their version', async () => {
+    const { transport, page, theyChange } = await setup();
+    page.document.edit(base.replace('"services": []', '"services": [{ "name": "mine", "api": "rdk:service:navigation" }]'));
+    theyChange(base.replace('"name": "base"', '"name": "base-2"'));
+    await page.save();
+    expect(page.saveError).toBeNull();
+    expect(page.conflict).toBeNull();
+    expect(page.note).toMatch(/did not overlap/);
+    expect(page.document.text).toContain('"base-2"');
+    expect(page.document.text).toContain('"mine"');
+    expect(page.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
+    await page.save();
+    expect(transport.callsTo('config.save').at(-1)).toMatchObject({ lastUpdated: '2026-11-26T10:02:00.000Z' });
+    expect(page.document.dirty).toBe(false);
+  });
+
+  it('overlapping changes open the merge; the merged text is the edit of their version', async () => {
+    const { page, theyChange } = await setup();
+    page.document.edit(base.replace('"name": "base"', '"name": "mine"'));
+    theyChange(base.replace('"name": "base"', '"name": "theirs"'));
+    await page.save();
+    const conflict = page.conflict;
+    if (!conflict) throw new Error('no conflict');
+    expect(conflict.resolution.conflicts).toHaveLength(1);
+    conflict.resolution.take('theirs');
+    const merged = conflict.resolution.preview().text;
+    page.resolve(merged);
+    expect(page.conflict).toBeNull();
+    expect(page.document.saved).toBe(conflict.theirs.configJson);
+    expect(page.document.text).toContain('"theirs"');
+    expect(page.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
+  });
+
+  it('refuses to save a text with errors, and says why; restore puts an older config in the editor as an edit', async () => {
+    const { transport, page } = await setup();
+    page.document.edit('{ "components": ');
+    await page.save();
+    expect(transport.callsTo('config.save')).toEqual([]);
+    expect(page.saveError).toMatch(/Fix the/);
+    const older = page.history[0];
+    if (!older) throw new Error('no history');
+    page.restore(older);
+    expect(page.document.text).toBe('{}');
+    expect(page.document.dirty).toBe(true);
+    expect(page.after(older)).toBe(base);
+  });
+});
