@@ -53,7 +53,7 @@ describe('CreateFragment', () => {
 
   it('refuses a bad name, a bad visibility, fragment_mods, and a config that does not resolve', async () => {
     await expectError(appCall(t, 'createFragment', { orgId, name: ' ' }, owner), { code: status.INVALID_ARGUMENT, reason: 'REQUIRED_FIELD_MISSING', field: 'name' });
-    await expectError(appCall(t, 'createFragment', { orgId, name: 'x', visibility: 7 }, owner), { code: status.INVALID_ARGUMENT, reason: 'ENUM_VALUE_INVALID', field: 'visibility' });
+    await expectError(appCall(t, 'createFragment', { orgId, name: 'x', visibility: 7 as FragmentVisibility }, owner), { code: status.INVALID_ARGUMENT, reason: 'ENUM_VALUE_INVALID', field: 'visibility' });
     await expectError(appCall(t, 'createFragment', { orgId, name: 'x', config: { fragment_mods: [] } }, owner), { code: status.INVALID_ARGUMENT, reason: 'CONFIG_INVALID', field: 'config', message: /only a machine part's config may have/ });
     await expectError(appCall(t, 'createFragment', { orgId, name: 'x', config: { fragments: ['00000000-0000-4000-8000-000000000000'] } }, owner), {
       code: status.INVALID_ARGUMENT,
