@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelNames } from '../../common/channels';
 import { FleetClient } from '../../main/grpc/client';
 import { trustedSender } from '../helpers/backend';
 import { startConfigFleet, type ConfigFleet } from '../helpers/config-fleet';
@@ -143,6 +144,27 @@ describe('part history', () => {
 });
 
 describe('payloads the bridge refuses, with what is wrong', () => {
+  const channels = channelNames.filter((c) => c.startsWith('config.') || c.startsWith('fragments.'));
+
+  it.each(channels)('%s refuses a field it does not know, naming it', async (channel) => {
+    const result = await fleet.a.host.dispatch(trustedSender, channel, { partId: 'p', fragmentId: 'f', machineId: 'm', orgId: 'o', unexpected: true });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.kind).toBe('invalid');
+      expect(result.error.message).toContain(`Invalid ${channel} request`);
+      expect(result.error.message).toMatch(/unexpected/);
+    }
+  });
+
+  it.each(channels.filter((c) => c !== 'config.drafts' && c !== 'fragments.drafts'))('%s refuses a payload without its id, naming it', async (channel) => {
+    const result = await fleet.a.host.dispatch(trustedSender, channel, {});
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.kind).toBe('invalid');
+      expect(result.error.message).toMatch(/(partId|fragmentId|machineId|orgId)/);
+    }
+  });
+
   const long = `{"a": "${'x'.repeat(1.5 * 1024 * 1024)}"}`;
   const deep = `${'['.repeat(60)}${'{"a":'.repeat(50)}1${'}'.repeat(50)}${']'.repeat(60)}`;
   it.each([
