@@ -35,14 +35,14 @@ describe('checkConfig', () => {
   });
 
   it('says what the schema refuses, where, naming the resource', () => {
-    const text = JSON.stringify({ components: [{ name: 'cam', api: 'rdk:component:camera', model: 'webcam' }, { api: 'rdk:component:motor' }], modules: [{ name: 'm', type: 'remote' }] }, null, 2);
+    const text = JSON.stringify({ components: [{ name: 'cam', api: 'rdk:component:camera', model: 'web cam' }, { api: 'rdk:component:motor' }], modules: [{ name: 'm', type: 'remote' }] }, null, 2);
     const problems = checkConfig(text);
     expect(problems.map((p) => p.message)).toEqual([
-      'components[0] "cam".model is not in the expected form: the model that implements the API, e.g. rdk:builtin:webcam, or a module\'s model, as namespace:family:name.',
+      'components[0] "cam".model is not in the expected form: the model that implements the API, e.g. rdk:builtin:webcam, a module\'s model, or a built-in\'s bare name (webcam).',
       'components[1] needs "name".',
       'modules[0] "m".type must be one of "registry", "local".',
     ]);
-    expect(text.slice(problems[0]!.from, problems[0]!.to)).toBe('"webcam"');
+    expect(text.slice(problems[0]!.from, problems[0]!.to)).toBe('"web cam"');
     expect(text.slice(problems[2]!.from, problems[2]!.to)).toBe('"remote"');
     // An object is marked whole when short, by its first character when long.
     expect(text[problems[1]!.from]).toBe('{');

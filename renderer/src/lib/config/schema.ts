@@ -64,13 +64,23 @@ const triplet = (what: string): JsonSchema => ({
   description: `${what}, as namespace:family:name.`,
 });
 
+/**
+ * A model: the triple, or a bare built-in name ("webcam", "ur5e") as older configs write it — the
+ * agent still takes those, and a config read from the service must not show as broken for it.
+ */
+const modelName: JsonSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+)?$',
+  description: "The model that implements the API, e.g. rdk:builtin:webcam, a module's model, or a built-in's bare name (webcam).",
+};
+
 /** What components and services share: a name, an API, a model, its attributes, what it waits for. */
 const resourceProperties: Readonly<Record<string, JsonSchema>> = {
   name: resourceName,
   api: triplet('The API the resource implements, e.g. rdk:component:camera'),
   type: { type: 'string', minLength: 1, description: 'The older form of the API: its subtype (camera, motor…); `api` replaces it.' },
   namespace: { type: 'string', minLength: 1, description: 'The older form of the API: its namespace (rdk); `api` replaces it.' },
-  model: triplet('The model that implements the API, e.g. rdk:builtin:webcam, or a module\'s model'),
+  model: modelName,
   attributes: { type: 'object', description: "The model's own settings, as its documentation names them." },
   depends_on: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Names of resources that must be running before this one starts.' },
   log_configuration: {
