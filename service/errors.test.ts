@@ -30,6 +30,12 @@ describe('toStatus', () => {
     expect(toStatus(new FleetError(status.NOT_FOUND, Reason.MODULE_NOT_FOUND, 'no'), 'M', (l) => log.push(l)).code).toBe(status.NOT_FOUND);
     expect(log).toHaveLength(1);
   });
+
+  it('answers a message quoting the caller a lone surrogate with U+FFFD in its place (grpc-js cannot encode it)', () => {
+    const answer = toStatus(new FleetError(status.INVALID_ARGUMENT, Reason.CONFIG_INVALID, "the config is not valid JSON: Unexpected token '\uD800'"), 'M', () => undefined);
+    expect(answer.details).toBe("the config is not valid JSON: Unexpected token '\uFFFD'");
+    expect(() => encodeURIComponent(answer.details)).not.toThrow();
+  });
 });
 
 describe('logOnce', () => {

@@ -206,7 +206,14 @@ export function toStatus(error: unknown, method: string, log: ErrorLog): StatusO
   const metadata = new Metadata();
   metadata.set(ERROR_REASON_KEY, e.reason);
   if (e.field !== undefined) metadata.set(ERROR_FIELD_KEY, e.field);
-  return { code: e.code, details: e.message, metadata };
+  // grpc-js percent-encodes the message and throws (leaving the call unanswered) on a lone surrogate,
+  // which a message quoting the caller's own text (a config's JSON, a key) can carry.
+  return { code: e.code, details: wellFormed(e.message), metadata };
+}
+
+/** `text` with every lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, which this build's lib lacks). */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 /**

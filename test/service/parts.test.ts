@@ -67,6 +67,9 @@ describe('UpdateRobotPart', () => {
     await refuse({ robotConfigJson: '"text"' }, 'robot_config_json', /not a string/);
     await refuse({ robotConfigJson: '{"a": ' }, 'robot_config_json', /not valid JSON/);
     await refuse({ robotConfigJson: '' }, 'robot_config_json', /not valid JSON/);
+    // JSON.parse quotes the text it stopped at, cut short, sometimes halfway through an emoji: the lone
+    // surrogate left must not keep the answer from being sent (grpc-js cannot encode it).
+    await refuse({ robotConfigJson: `x${'😀'.repeat(30)}` }, 'robot_config_json', /not valid JSON/);
     await refuse({ robotConfigJson: `${'{"a":'.repeat(101)}1${'}'.repeat(101)}` }, 'robot_config_json', /nests more than 100 levels/);
     await refuse({ robotConfigJson: `{"a": "${'x'.repeat(1_600_000)}"}` }, 'robot_config_json', /MiB/);
     await refuse({ robotConfigJson: '{"fragments": "abc"}' }, 'robot_config_json', /fragments must be an array/);
