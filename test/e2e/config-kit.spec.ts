@@ -57,7 +57,7 @@ test('ConfigEditor: problems inline, Format keeping key order, completion, Ctrl+
   const state = () => page.evaluate(() => (window as unknown as { harness: { state(): { dirty: boolean; errors: number; problems: string[]; text: string } } }).harness.state());
   await page.evaluate(() => (window as unknown as { harness: { placeCursor(n: string): Promise<void> } }).harness.placeCursor('"model": "rdk:builtin:webcam'));
   for (let i = 0; i < 'rdk:builtin:webcam'.length; i++) await page.keyboard.press('Shift+ArrowLeft');
-  await page.keyboard.type('webcam');
+  await page.keyboard.type('rdk:webcam'); // two parts: neither a bare built-in name nor the triple
   await expect(page.getByText(/1 problem to fix before saving: components\[0\] "cam"\.model is not in the expected form/)).toBeVisible();
   expect((await state()).dirty).toBe(true);
   const shadowHas = (selector: string) => page.evaluate((s) => document.querySelector('.editor')?.shadowRoot?.querySelector(s) !== null, selector);
