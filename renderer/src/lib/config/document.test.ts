@@ -101,6 +101,13 @@ describe('ConfigDocument', () => {
       editor.type('{"a": 1}');
       doc.attach(editor);
       expect(editor.shown).toEqual([]);
+      // Told what it was made with, the document does not even read it back.
+      const other = fakeEditor();
+      other.type(doc.text);
+      let reads = 0;
+      const counting = { ...other, text: () => (reads++, other.text()) };
+      doc.attach(counting, doc.text);
+      expect([other.shown, reads]).toEqual([[], 0]);
     });
 
     it('loads as a fresh start, replaces and formats as edits the editor can undo', () => {
