@@ -108,3 +108,59 @@ test('edit and save; merge a change made behind my back, by itself and by hand; 
 });
 
 const route = (page: Page) => page.evaluate(() => window.location.hash.slice(1));
+
+test('offline, an edit is kept as a draft; after a restart it is offered, and saved against what changed meanwhile', async ({ app }) => {
+  let page = app.page;
+  await expect(treeItem(page, ACME)).toBeVisible();
+  for (const name of [ACME, 'Reno Fulfillment Center', 'Building A', 'Floor 1', MACHINE]) await expand(page, name);
+  await treeItem(page, PART).click();
+  await page.getByTestId('part-config').click();
+  let main = page.getByRole('main');
+  const editor = () => main.getByRole('textbox', { name: new RegExp(`^Config of part ${PART}`) });
+  await expect(editor()).toBeVisible();
+  const partId = /parts\/([^/]+)\/config/.exec(await route(page))![1]!;
+  const v1 = '{\n  "components": [\n    { "name": "arm", "api": "rdk:component:arm" },\n    { "name": "cam", "api": "rdk:component:camera" }\n  ],\n  "services": []\n}';
+  await typeConfig(page, v1);
+  await main.getByRole('button', { name: 'Save config' }).click();
+  await expect(page.getByText(`Saved the config of “${PART}”.`)).toBeVisible();
+
+  // The service goes away; the edit cannot be saved, and is kept on this computer instead.
+  await page.getByRole('button', { name: 'Stop local service' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: /^\s*Offline/ })).toBeVisible();
+  const mine = v1.replace('"name": "cam"', '"name": "offline-cam"');
+  await typeConfig(page, mine);
+  await expect(main.getByText(/cannot be saved now\. It is kept as a draft/)).toBeVisible();
+  await expect(main.getByText(/^Draft kept/)).toBeVisible();
+  await expect(main.getByRole('button', { name: 'Save config' })).toBeDisabled();
+  await scan(page, 'a config edited offline, kept as a draft');
+
+  // A restart: the draft outlives the app, and is offered once the service answers.
+  page = await app.restart();
+  main = page.getByRole('main');
+  const drafts = page.getByTestId('config-drafts');
+  await expect(drafts).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText(/A config edit kept while the service could not be reached waits to be saved/)).toBeVisible();
+  await drafts.click();
+  await expect(main.getByRole('heading', { level: 1 })).toHaveText('Config drafts');
+  await scan(page, 'the drafts waiting to be saved');
+
+  const client = await secondClient(page, app.userDataDir);
+  try {
+    // Meanwhile someone saved a change the draft does not touch: the draft's save merges it.
+    await client.call('update part', client.app.updateRobotPart, { robotPartId: partId, name: PART, robotConfigJson: v1.replace('"services": []', '"services": [{ "name": "nav", "api": "rdk:service:navigation" }]') });
+    await main.getByRole('listitem').filter({ hasText: PART }).getByRole('button', { name: 'Open' }).click();
+    await expect(main.getByRole('heading', { level: 1 })).toHaveText(PART);
+    await expect(main.getByText(/kept as a draft because it could not be saved then, is in the editor/)).toBeVisible();
+    await expect(editor()).toContainText('"offline-cam"');
+    await main.getByRole('button', { name: 'Save config' }).click();
+    await expect(main.getByText(/did not overlap and are merged/)).toBeVisible();
+    await main.getByRole('button', { name: 'Save config' }).click();
+    await expect(page.getByText(`Saved the config of “${PART}”.`).last()).toBeVisible();
+    const { configJson } = await client.call('get part', client.app.getRobotPart, { robotPartId: partId });
+    expect(configJson).toContain('"offline-cam"');
+    expect(configJson).toContain('"nav"');
+    await expect(drafts).toHaveCount(0);
+  } finally {
+    client.close();
+  }
+});

@@ -41,6 +41,12 @@ export interface AppFixture {
   readonly bridgeTraffic: () => string[] | null;
   /** Browser mode: the URL the app printed (launch token included); null in Electron. */
   readonly launchUrl: string | null;
+  /**
+   * Quit the app and start it again on the same user-data dir (the cache, the profiles, the local
+   * service's files): what a person's restart is. Answers the new window's page; `page`, `logs`
+   * and `bridgeTraffic` of this fixture then describe the new run.
+   */
+  readonly restart: () => Promise<Page>;
 }
 
 /** Browser mode's backend on `userDataDir`; resolves with the URL it prints (bench/tree.ts uses it too). */
@@ -94,50 +100,92 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
       if (testInfo.project.metadata.host === 'electron') {
         const executablePath = installedElectron() as string | null;
         testInfo.skip(!executablePath, "Electron's binary is not installed on this machine (it cannot be downloaded here); the browser project runs the same spec.");
-        const electronApp = await _electron.launch({
-          executablePath: executablePath!,
-          // Chromium refuses to run as root with its OS sandbox (CI containers run as root). The
-          // renderer's own isolation (sandbox: true, contextIsolation, no Node) is unaffected.
-          args: [root, `--user-data-dir=${userDataDir}`, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
-          env: { ...process.env, ...appEnv, FLEET_DESK_USER_DATA: userDataDir },
-        });
+        const launch = () =>
+          _electron.launch({
+            executablePath: executablePath!,
+            // Chromium refuses to run as root with its OS sandbox (CI containers run as root). The
+            // renderer's own isolation (sandbox: true, contextIsolation, no Node) is unaffected.
+            args: [root, `--user-data-dir=${userDataDir}`, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
+            env: { ...process.env, ...appEnv, FLEET_DESK_USER_DATA: userDataDir },
+          });
+        let running = await launch();
         let logs = '';
-        electronApp.process().stderr?.on('data', (chunk: Buffer) => {
-          logs += chunk.toString();
-        });
+        const listen = () =>
+          running.process().stderr?.on('data', (chunk: Buffer) => {
+            logs += chunk.toString();
+          });
+        listen();
         try {
-          const page = await electronApp.firstWindow();
-          await use({ page, userDataDir, logs: () => logs, bridgeTraffic: () => null, launchUrl: null });
+          const fixture = {
+            page: await running.firstWindow(),
+            userDataDir,
+            logs: () => logs,
+            bridgeTraffic: () => null,
+            launchUrl: null,
+            restart: async () => {
+              await running.close();
+              running = await launch();
+              listen();
+              fixture.page = await running.firstWindow();
+              return fixture.page;
+            },
+          };
+          await use(fixture);
         } finally {
-          await electronApp.close();
+          await running.close();
         }
         return;
       }
-      const web = await startWeb(userDataDir, appEnv);
+      let web = await startWeb(userDataDir, appEnv);
       const browser = await sharedChromium();
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      try {
-        const page = await context.newPage();
-        const errors: string[] = [];
-        const frames: string[] = [];
+      const stopWeb = async () => {
+        if (web.child.exitCode === null && web.child.signalCode === null) {
+          const exited = new Promise((resolve) => web.child.once('exit', resolve));
+          web.child.kill('SIGTERM');
+          await exited;
+        }
+      };
+      const errors: string[] = [];
+      const frames: string[] = [];
+      const watch = (page: Page) => {
         page.on('websocket', (ws) => {
           ws.on('framesent', (f) => frames.push(String(f.payload)));
           ws.on('framereceived', (f) => frames.push(String(f.payload)));
         });
         page.on('pageerror', (e) => errors.push(e.message));
         page.on('console', (m) => {
-          if (m.type() === 'error') errors.push(m.text());
+          // The window of a quit backend loses its link: that is the restart, not a fault.
+          if (m.type() === 'error' && !page.isClosed()) errors.push(m.text());
         });
+      };
+      try {
+        const page = await context.newPage();
+        watch(page);
         await page.goto(web.url);
-        await use({ page, userDataDir, logs: web.logs, bridgeTraffic: () => frames, launchUrl: web.url });
+        const fixture = {
+          page,
+          userDataDir,
+          logs: () => web.logs(),
+          bridgeTraffic: () => frames,
+          launchUrl: web.url,
+          restart: async () => {
+            // The window closes before its backend quits, as a person's quit does.
+            await fixture.page.close();
+            await stopWeb();
+            web = await startWeb(userDataDir, appEnv);
+            fixture.launchUrl = web.url;
+            fixture.page = await context.newPage();
+            watch(fixture.page);
+            await fixture.page.goto(web.url);
+            return fixture.page;
+          },
+        };
+        await use(fixture);
         if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
       } finally {
         await context.close();
-        if (web.child.exitCode === null && web.child.signalCode === null) {
-          const exited = new Promise((resolve) => web.child.once('exit', resolve));
-          web.child.kill('SIGTERM');
-          await exited;
-        }
+        await stopWeb();
       }
     } finally {
       rmSync(userDataDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * meanwhile, and the part's history with restore. Every failure is kept to show, never thrown.
  */
 import type { FleetBridge } from '../../../../common/bridge';
-import type { PartConfig, PartHistoryEntry } from '../../../../common/config';
+import { configTextProblem, type ConfigDraft, type PartConfig, type PartHistoryEntry } from '../../../../common/config';
 import type { BridgeError, Result } from '../../../../common/result';
 import { ConfigDocument } from '../../lib/config/document.svelte';
 import { ConflictResolution } from '../../lib/config/conflicts.svelte';
@@ -12,6 +12,7 @@ import { mergeConfigs } from '../../lib/config/merge-result';
 import type { Notices } from '../../lib/state/notices.svelte';
 import { Latest } from '../../lib/state/latest';
 import { formatDateTime } from '../../lib/time';
+
 
 /** How many history entries a page of the list reads. */
 const HISTORY_PAGE = 20;
@@ -48,9 +49,19 @@ export class PartConfigPage {
   historyLoading = $state(false);
   historyError = $state.raw<BridgeError | null>(null);
   historyFromCache = $state(false);
+  /** The edit kept in the cache for this part (it outlives the app), or null: what the editor shows was restored from it, or is kept in it now. */
+  draft = $state.raw<ConfigDraft | null>(null);
+  /** The text last kept as the draft, so an unchanged edit is not written again. */
+  #keptText: string | null = null;
+  #keeping: Promise<void> | null = null;
+  #autosave: ReturnType<typeof setInterval> | null = null;
 
-  constructor(bridge: FleetBridge, partId: string, notices: Notices | null = null) {
+  readonly #draftsChanged: () => void;
+
+  /** `draftsChanged` hears of every draft kept, saved or discarded here (the drafts list reads again). */
+  constructor(bridge: FleetBridge, partId: string, notices: Notices | null = null, draftsChanged: () => void = () => undefined) {
     this.#bridge = bridge;
+    this.#draftsChanged = draftsChanged;
     this.partId = partId;
     this.#notices = notices;
   }
@@ -69,10 +80,88 @@ export class PartConfigPage {
     this.error = null;
     this.config = result.value;
     if (!this.document.dirty) {
-      this.document.load(result.value.configJson);
-      this.lastUpdated = result.value.lastUpdated;
+      const draft = result.value.draft;
+      if (draft) this.#restoreDraft(draft);
+      else {
+        this.document.load(result.value.configJson);
+        this.lastUpdated = result.value.lastUpdated;
+      }
     }
     void this.loadHistory();
+  }
+
+  /**
+   * An edit kept while the service could not be reached: shown as the edit of the text it started
+   * from, with that text's conflict token, so saving it is checked (and merged) against whatever was
+   * saved since.
+   */
+  #restoreDraft(draft: ConfigDraft): void {
+    this.document.load(draft.baseConfigJson);
+    this.document.replace(draft.configJson);
+    this.lastUpdated = draft.baseLastUpdated;
+    this.draft = draft;
+    this.#keptText = draft.configJson;
+    this.note = `Your edit of ${formatDateTime(draft.savedAt)}, kept as a draft because it could not be saved then, is in the editor. Save it (it is checked against changes made since) or discard it.`;
+  }
+
+  /**
+   * Keep the edit as the part's draft (in the cache: it survives a restart). Done while the service
+   * cannot be reached, so an edit made offline is never lost; an unchanged edit is not kept again.
+   */
+  async keepDraft(): Promise<void> {
+    if (this.#keeping) await this.#keeping;
+    const text = this.document.text;
+    const baseLastUpdated = this.lastUpdated;
+    if (!this.document.dirty || baseLastUpdated === null || text === this.#keptText) return;
+    // A text that is no config yet (mid-typing) cannot be kept: the draft keeps the last one that was.
+    if (configTextProblem(text) !== undefined) return;
+    const keep = async () => {
+      const result = await this.#bridge.invoke('config.saveDraft', { partId: this.partId, configJson: text, baseConfigJson: this.document.saved, baseLastUpdated });
+      if (result.ok) {
+        const first = this.draft === null;
+        this.draft = result.value;
+        this.#keptText = text;
+        if (first) this.#draftsChanged();
+      } else this.#notices?.push('error', `Couldn't keep your edit as a draft: ${result.error.message}`);
+    };
+    this.#keeping = keep();
+    try {
+      await this.#keeping;
+    } finally {
+      this.#keeping = null;
+    }
+  }
+
+  /** Whether leaving would lose typing: the edit differs from what the service has and from the draft kept of it. */
+  get unkept(): boolean {
+    return this.document.dirty && !(this.draft !== null && this.document.text === this.#keptText);
+  }
+
+  /**
+   * While `offline()` says the service cannot be reached, keep the edit as the draft every
+   * `everyMs`: quitting, a crash or a power cut then loses at most that much of an offline edit.
+   */
+  keepWhileOffline(offline: () => boolean, everyMs = 2_000): void {
+    this.#autosave ??= setInterval(() => {
+      if (offline() && this.document.dirty) void this.keepDraft();
+    }, everyMs);
+  }
+
+  /** Give the draft up: the editor shows the config as last read again. */
+  async discardDraft(): Promise<void> {
+    const result = await this.#bridge.invoke('config.dropDraft', { partId: this.partId });
+    if (!result.ok) {
+      this.saveError = `Couldn't discard the draft: ${result.error.message}`;
+      return;
+    }
+    this.draft = null;
+    this.#keptText = null;
+    this.note = null;
+    this.#draftsChanged();
+    if (this.config) {
+      this.document.load(this.config.configJson);
+      this.lastUpdated = this.config.lastUpdated;
+    }
   }
 
   /** Save the edit, checked against what it started from; someone else's save meanwhile is merged. */
@@ -92,13 +181,22 @@ export class PartConfigPage {
       const result = await this.#bridge.invoke('config.save', { partId: this.partId, configJson: sent, lastUpdated: this.lastUpdated });
       if (result.ok) {
         this.#read.supersede();
+        // Main drops a saved part's draft.
+        if (this.draft !== null) this.#draftsChanged();
+        this.draft = null;
+        this.#keptText = null;
         this.config = result.value;
         this.lastUpdated = result.value.lastUpdated;
         this.document.markSaved(sent);
         this.#notices?.push('success', `Saved the config of “${result.value.name}”.`);
         void this.loadHistory();
       } else if (result.error.kind === 'conflict') await this.#merge(sent);
-      else this.saveError = result.error.message;
+      else if (result.error.kind === 'offline') {
+        await this.keepDraft();
+        this.saveError = this.draft
+          ? 'The service cannot be reached, so the config was not saved. Your edit is kept as a draft on this computer (it survives a restart): save it once the service is back.'
+          : result.error.message;
+      } else this.saveError = result.error.message;
       return result;
     } finally {
       this.saving = false;
@@ -174,6 +272,8 @@ export class PartConfigPage {
 
   /** Another page is shown: nothing of this one answers any more. */
   close(): void {
+    if (this.#autosave !== null) clearInterval(this.#autosave);
+    this.#autosave = null;
     this.#read.supersede();
     this.#historyRead.supersede();
   }

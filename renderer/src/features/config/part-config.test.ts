@@ -92,3 +92,70 @@ describe('a part config page', () => {
     expect(page.after(older)).toBe(base);
   });
 });
+
+describe('drafts of a part config', () => {
+  it('a save that cannot reach the service keeps the edit as a draft, against the text it started from', async () => {
+    const { transport, page } = await setup();
+    transport.handle('config.save', () => err('offline', 'The service cannot be reached.'));
+    transport.handle('config.saveDraft', (r) => ok({ ...r, machineId: 'm1', partName: 'amr-1-main', savedAt: '2026-11-26T11:00:00.000Z' }));
+    const edited = base.replace('"services": []', '"services": [{ "name": "nav", "api": "rdk:service:navigation" }]');
+    page.document.edit(edited);
+    await page.save();
+    expect(transport.callsTo('config.saveDraft')).toEqual([{ partId: 'p1', configJson: edited, baseConfigJson: base, baseLastUpdated: '2026-11-26T10:00:00.000Z' }]);
+    expect(page.draft?.configJson).toBe(edited);
+    expect(page.saveError).toMatch(/kept as a draft/);
+    // The same edit is not written again.
+    await page.keepDraft();
+    expect(transport.callsTo('config.saveDraft')).toHaveLength(1);
+    // A text that is no config yet is not kept: the last one that was stays the draft.
+    page.document.edit('{ "components": ');
+    await page.keepDraft();
+    expect(transport.callsTo('config.saveDraft')).toHaveLength(1);
+  });
+
+  it('opening a part with a draft shows the draft as an edit of its base; saving it is checked against that base and merged', async () => {
+    const { transport, bridge } = fakeBridge();
+    const edited = base.replace('"services": []', '"services": [{ "name": "mine", "api": "rdk:service:navigation" }]');
+    const draft = { partId: 'p1', machineId: 'm1', partName: 'amr-1-main', configJson: edited, baseConfigJson: base, baseLastUpdated: '2026-11-26T10:00:00.000Z', savedAt: '2026-11-26T10:30:00.000Z' };
+    // Someone renamed a component since the draft's base was read.
+    let service: PartConfig = { ...part(base.replace('"name": "base"', '"name": "base-2"'), '2026-11-26T10:40:00.000Z'), draft };
+    transport
+      .handle('config.part', () => ok(service))
+      .handle('config.history', () => ok({ partId: 'p1', entries: [], nextPageToken: '', fromCache: false, syncedAt: null }))
+      .handle('config.save', (r) => {
+        if (r.lastUpdated !== service.lastUpdated) return err('conflict', 'Someone else changed this config since you read it.');
+        service = { ...part(r.configJson, '2026-11-26T10:50:00.000Z'), draft: null };
+        return ok(service);
+      });
+    const page = new PartConfigPage(bridge, 'p1');
+    await page.load();
+    expect(page.document.saved).toBe(base);
+    expect(page.document.text).toBe(edited);
+    expect(page.document.dirty).toBe(true);
+    expect(page.lastUpdated).toBe('2026-11-26T10:00:00.000Z');
+    expect(page.note).toMatch(/kept as a draft/);
+    await page.save();
+    expect(page.note).toMatch(/did not overlap/);
+    await page.save();
+    expect(service.configJson).toContain('"base-2"');
+    expect(service.configJson).toContain('"mine"');
+    expect(page.draft).toBeNull();
+    expect(page.document.dirty).toBe(false);
+  });
+
+  it('discarding the draft shows the config as last read', async () => {
+    const { transport, bridge } = fakeBridge();
+    const draft = { partId: 'p1', machineId: 'm1', partName: 'amr-1-main', configJson: '{ "services": [] }', baseConfigJson: base, baseLastUpdated: '2026-11-26T10:00:00.000Z', savedAt: '2026-11-26T10:30:00.000Z' };
+    transport
+      .handle('config.part', () => ok({ ...part(base, '2026-11-26T10:00:00.000Z'), draft }))
+      .handle('config.history', () => ok({ partId: 'p1', entries: [], nextPageToken: '', fromCache: false, syncedAt: null }))
+      .handle('config.dropDraft', () => ok({}));
+    const page = new PartConfigPage(bridge, 'p1');
+    await page.load();
+    await page.discardDraft();
+    expect(transport.callsTo('config.dropDraft')).toEqual([{ partId: 'p1' }]);
+    expect(page.draft).toBeNull();
+    expect(page.document.text).toBe(base);
+    expect(page.document.dirty).toBe(false);
+  });
+});
