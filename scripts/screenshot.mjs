@@ -2,7 +2,8 @@
 /**
  * `node scripts/screenshot.mjs`: the README's screenshots, taken from the real app in browser mode
  * on a first launch (the demo fleet): the fleet tree opened down to a live machine, light and dark;
- * the log viewer tailing a location's machines merged; an organization's training jobs.
+ * the log viewer tailing a location's machines merged; an organization's training jobs; a part's
+ * config in its editor with a change from its history.
  * Needs a build (`npm run build`) and Chromium (CHROMIUM_PATH or /usr/bin/chromium); run it inside a
  * keyring session (`dbus-run-session -- scripts/with-keyring.sh node scripts/screenshot.mjs`), or the
  * app shows its no-keychain notice.
@@ -60,6 +61,24 @@ try {
   await page.locator('[data-testid="training-job-row"][data-status="running"]').first().waitFor();
   await page.waitForTimeout(2500);
   await page.screenshot({ path: join(root, 'docs', 'screenshot-training.png') });
+  // A part's config: the editor on a demo AMR's config (its shared fragment, a mod), and a change of
+  // its history (made by another key) against the one before.
+  const main = page.getByRole('main');
+  for (const n of ['001', '002', '003', '004', '005', '006', '007', '008']) {
+    await page.keyboard.press('Control+KeyK');
+    await page.getByRole('combobox', { name: /Go to/ }).fill(`amr-${n}-main`);
+    await page.keyboard.press('Enter');
+    await main.getByRole('heading', { level: 1, name: `amr-${n}-main` }).waitFor();
+    await page.getByTestId('part-config').click();
+    await main.getByRole('textbox', { name: /^Config of part / }).waitFor();
+    await page.waitForTimeout(800);
+    if ((await main.locator('button.entry').count()) > 1) break;
+  }
+  // The change that moved it onto the shared fragment, with its diff in view.
+  await main.locator('button.entry').nth(1).click();
+  await main.getByRole('button', { name: 'Restore this version' }).scrollIntoViewIfNeeded();
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: join(root, 'docs', 'screenshot-config.png') });
 } finally {
   await browser.close();
   web.kill('SIGTERM');

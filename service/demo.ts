@@ -268,7 +268,8 @@ class Seeder {
         locationId,
         partName,
         index === 0 ? 1 : 0,
-        JSON.stringify(config),
+        // Laid out as a person (or this app's editor) saves a config, not as one line.
+        JSON.stringify(config, null, 2),
         partFqdn(partName, partId),
         `${partName}.local`,
         lastAccess,

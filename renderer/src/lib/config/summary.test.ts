@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureConfig } from '../testing/config-fixtures';
-import { describeChanges, summarizeChange } from './summary';
+import { describeChanges, sameConfigValues, summarizeChange } from './summary';
 
 const text = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -67,5 +67,13 @@ describe('summarizeChange', () => {
     const started = performance.now();
     expect(summarizeChange(base, edited)).toBe('components: ~component-00007 (1 field), -component-00010, ~component-01007 (1 field), ~component-02007 (1 field), and 3 more');
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('sameConfigValues', () => {
+  it('sees the same values laid out otherwise as the same config, and any changed value as another', () => {
+    expect(sameConfigValues('{"a":1,"b":[1,2]}', '{\n  "a": 1,\n  "b": [\n    1,\n    2\n  ]\n}')).toBe(true);
+    expect(sameConfigValues('{"a":1}', '{"a":2}')).toBe(false);
+    expect(sameConfigValues('{"a":1}', '{ "a": ')).toBe(false);
   });
 });

@@ -142,6 +142,17 @@ export function summarizeChange(before: string, after: string, maxItems = 4): st
   return changes.map((c) => sectionPhrase(c, maxItems)).join('; ');
 }
 
+/**
+ * Whether two config texts hold the same values, whatever their layout: a history entry's config is
+ * main's writing of a structure, so a change of the part's name or flags reads as a layout change of
+ * its text, which is no change of the config.
+ */
+export function sameConfigValues(before: string, after: string): boolean {
+  if (before === after) return true;
+  const [was, now] = [parseObject(before), parseObject(after)];
+  return was !== null && now !== null && describeChanges(was, now).length === 0;
+}
+
 function parseObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = text.trim() === '' ? {} : JSON.parse(text);
