@@ -1103,7 +1103,9 @@ export const AppServiceService = {
   /**
    * ListMachineSummaries lists summaries of the machines of an organization,
    * optionally only those using given fragments or in given locations. Needs
-   * operator on the organization.
+   * a caller that sees the organization, and lists the machines it can read
+   * there: all of them with a role on the organization, else those under the
+   * locations or on the machines it holds a role on.
    */
   listMachineSummaries: {
     path: "/fleet.app.v1.AppService/ListMachineSummaries" as const,
@@ -2008,7 +2010,9 @@ export interface AppServiceServer extends UntypedServiceImplementation {
   /**
    * ListMachineSummaries lists summaries of the machines of an organization,
    * optionally only those using given fragments or in given locations. Needs
-   * operator on the organization.
+   * a caller that sees the organization, and lists the machines it can read
+   * there: all of them with a role on the organization, else those under the
+   * locations or on the machines it holds a role on.
    */
   listMachineSummaries: handleUnaryCall<ListMachineSummariesRequest, ListMachineSummariesResponse>;
   /**
@@ -3345,7 +3349,9 @@ export interface AppServiceClient extends Client {
   /**
    * ListMachineSummaries lists summaries of the machines of an organization,
    * optionally only those using given fragments or in given locations. Needs
-   * operator on the organization.
+   * a caller that sees the organization, and lists the machines it can read
+   * there: all of them with a role on the organization, else those under the
+   * locations or on the machines it holds a role on.
    */
   listMachineSummaries(
     request: ListMachineSummariesRequest,
