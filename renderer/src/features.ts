@@ -3,6 +3,7 @@
  * page, Go to… entries). A new domain adds its folder under features/ and one line here.
  */
 import { configFeature } from './features/config/feature';
+import { fragmentsFeature } from './features/fragments/feature';
 import { fleetFeature } from './features/fleet/feature.svelte';
 import type { LivenessWatch } from './features/fleet/liveness-watch';
 import { logsFeature } from './features/logs/feature';
@@ -15,7 +16,7 @@ import type { Feature, Shell } from './lib/shell/feature';
 export function createFeatures(shell: Shell, orgs: OrgsStore): { features: Feature[]; watch: LivenessWatch } {
   const fleet = fleetFeature(shell, () => orgs.loaded);
   return {
-    features: [fleet, orgsFeature(shell, orgs), registryFeature(shell), trainingFeature(shell), logsFeature(shell), configFeature(shell)],
+    features: [fleet, orgsFeature(shell, orgs), registryFeature(shell), trainingFeature(shell), logsFeature(shell), configFeature(shell), fragmentsFeature(shell)],
     watch: fleet.watch,
   };
 }
