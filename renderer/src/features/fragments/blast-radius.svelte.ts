@@ -22,6 +22,9 @@ export interface EffectiveDiff {
 
 const text = (value: unknown) => JSON.stringify(value, null, 2);
 
+/** How many machines are looked at for one whose effective config the change alters. */
+const PROBED_MACHINES = 5;
+
 export class BlastRadius {
   readonly fragmentId: string;
   readonly change: FragmentChange;
@@ -48,7 +51,7 @@ export class BlastRadius {
     return this.usage?.machineCount ?? 0;
   }
 
-  /** Count the machines, then compare the first one's effective config. */
+  /** Count the machines, then compare the effective config of the first one the change alters. */
   async load(): Promise<void> {
     this.loading = true;
     const result = await this.#bridge.invoke('fragments.usage', { fragmentId: this.fragmentId });
@@ -58,8 +61,16 @@ export class BlastRadius {
       return;
     }
     this.usage = result.value;
-    const first = result.value.machines[0];
-    if (first) await this.pick(first.machineId);
+    // A machine pinned to another version stays the same: show one the change does reach, looking
+    // at a few (each look resolves two effective configs), else the first.
+    const candidates = result.value.machines.slice(0, PROBED_MACHINES);
+    for (const machine of candidates) {
+      await this.pick(machine.machineId);
+      if (this.machineId !== machine.machineId) return; // the user picked one meanwhile
+      if (this.diff && this.diff.before !== this.diff.after) return;
+    }
+    const first = candidates[0];
+    if (first && candidates.length > 1) await this.pick(first.machineId);
   }
 
   /** Compare this machine's effective config before and after the change (its main part's). */

@@ -120,6 +120,22 @@ describe('a fragment page', () => {
     expect(page.view?.revision).toBe('3');
   });
 
+  it('shows the first machine the change alters: one pinned to another version stays the same and is passed over', async () => {
+    const { transport, page } = await setup({ usage: users(3) });
+    // m1 asks for a tag: its effective config does not follow the next revision.
+    transport.handle('config.effective', (r) =>
+      ok(effective(r.partId, r.preview && r.partId !== 'm1-main' ? { components: [{ name: 'changed', part: r.partId }] } : { components: [{ name: 'now', part: r.partId }] })),
+    );
+    page.document.edit(base.replace('"arm"', '"arm-2"'));
+    await page.requestSave();
+    const blast = page.blast;
+    if (!blast) throw new Error('no blast radius');
+    expect(blast.machineId).toBe('m2');
+    expect(blast.diff?.after).toContain('"changed"');
+    // Not one more machine than needed was resolved.
+    expect(transport.callsTo('config.effective').map((c) => c.partId)).toEqual(['m1-main', 'm1-main', 'm2-main', 'm2-main']);
+  });
+
   it('weighs a save first: counts the machines, previews the first one’s effective config, another on request; saves when confirmed', async () => {
     const { transport, page } = await setup({ usage: users(2) });
     const edited = base.replace('"arm"', '"arm-2"');

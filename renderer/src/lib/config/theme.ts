@@ -56,6 +56,9 @@ export function appTheme(options: { maxHeight?: string; minHeight?: string } = {
       '&.cm-merge-a .cm-changeGutter': { borderLeftColor: 'var(--danger)' },
       '&.cm-merge-b .cm-changeGutter': { borderLeftColor: 'var(--accent)' },
       '.cm-collapsedLines': { backgroundColor: 'var(--bg-sunken)', color: 'var(--text-muted)', backgroundImage: 'none' },
+      // The merge package marks folds with ⦚ (U+299A), which few fonts have (Linux's DejaVu lacks it: an
+      // empty box); ↕ is in every UI font and says the same: lines hidden here, click to show them.
+      '.cm-collapsedLines::before, .cm-collapsedLines::after': { content: '"↕"' },
     }),
   ];
 }
