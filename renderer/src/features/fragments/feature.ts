@@ -17,6 +17,7 @@ export function fragmentsFeature(shell: Shell): Feature {
     leave: () => pages.leave(),
     reset: () => pages.reset(),
     reload: () => pages.reload(),
+    effects: () => pages.effects(),
     leaveGuard: () => pages.unsaved(),
     orgLinks: (orgId) => [{ id: 'fragments', label: 'Fragments', icon: 'share', title: 'Reusable config blocks of this organization: browse, edit, tag', route: fragmentsPath(orgId), testId: 'org-fragments' }],
     commands: () => [

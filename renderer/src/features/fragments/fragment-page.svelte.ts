@@ -6,7 +6,7 @@
  * could not reach the service. Every failure is kept to show, never thrown.
  */
 import type { FleetBridge } from '../../../../common/bridge';
-import type { FragmentTag, FragmentVisibility } from '../../../../common/config';
+import { configTextProblem, type FragmentTag, type FragmentVisibility } from '../../../../common/config';
 import type { FragmentDraft, FragmentHistoryEntry, FragmentUsage, FragmentView } from '../../../../common/fragments';
 import type { BridgeError, Result } from '../../../../common/result';
 import { ConfigDocument } from '../../lib/config/document.svelte';
@@ -45,6 +45,7 @@ export class FragmentPage {
   readonly #versionRead = new Latest();
   readonly #historyRead = new Latest();
   readonly #usageRead = new Latest();
+  #autosave: ReturnType<typeof setInterval> | null = null;
   /** The latest revision's config being edited. */
   readonly document = new ConfigDocument();
   /** The latest revision as last read or saved; null until the first answer. */
@@ -473,13 +474,30 @@ export class FragmentPage {
     this.deleteError = null;
   }
 
+  /** Whether leaving would lose typing: the edit differs from the latest revision and from the draft kept of it. */
+  get unkept(): boolean {
+    return this.document.dirty && this.draft?.configJson !== this.document.text;
+  }
+
   /** The page is left: offline, an unsaved edit is kept as a draft rather than lost. */
   async leaving(): Promise<void> {
-    if (this.#offline() && this.document.dirty && this.draft?.configJson !== this.document.text) await this.keepDraft();
+    if (this.#offline() && this.unkept && configTextProblem(this.document.text) === undefined) await this.keepDraft();
+  }
+
+  /**
+   * While the service cannot be reached, keep the edit as the draft every `everyMs` (when it
+   * changed and is a config): quitting or a crash then loses at most that much of an offline edit.
+   */
+  keepWhileOffline(everyMs = 2_000): void {
+    this.#autosave ??= setInterval(() => {
+      if (this.#offline() && this.unkept && !this.saving && configTextProblem(this.document.text) === undefined) void this.keepDraft();
+    }, everyMs);
   }
 
   /** Another page is shown: nothing of this one answers any more. */
   close(): void {
+    if (this.#autosave !== null) clearInterval(this.#autosave);
+    this.#autosave = null;
     this.#read.supersede();
     this.#versionRead.supersede();
     this.#historyRead.supersede();

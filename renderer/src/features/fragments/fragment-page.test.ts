@@ -133,7 +133,7 @@ describe('a fragment page', () => {
     expect(blast.machineId).toBe('m2');
     expect(blast.diff?.after).toContain('"changed"');
     // Not one more machine than needed was resolved.
-    expect(transport.callsTo('config.effective').map((c) => c.partId)).toEqual(['m1-main', 'm1-main', 'm2-main', 'm2-main']);
+    expect(transport.callsTo('config.effective').map((c) => (c as { partId: string }).partId)).toEqual(['m1-main', 'm1-main', 'm2-main', 'm2-main']);
   });
 
   it('weighs a save first: counts the machines, previews the first one’s effective config, another on request; saves when confirmed', async () => {

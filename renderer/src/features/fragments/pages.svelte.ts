@@ -56,6 +56,7 @@ export class FragmentPages {
     const page = new FragmentPage(this.#shell.bridge, id, { notices: this.#shell.notices, offline: () => this.#shell.offline });
     page.showVersion(version);
     this.page = page;
+    page.keepWhileOffline();
     void page.load();
     void this.#loadChoices(orgId, id);
   }
@@ -78,10 +79,10 @@ export class FragmentPages {
     else this.#shell.router.go(fragmentsPath(orgId));
   }
 
-  /** Whether leaving would lose an edit: the message to confirm, or null. Offline the edit is kept as a draft instead. */
+  /** Whether leaving would lose an edit: the message to confirm, or null. Nothing is lost when the edit is its kept draft, nor offline, where it is kept as a draft instead. */
   unsaved(): string | null {
     const page = this.page;
-    if (!page?.document.dirty || this.#shell.offline) return null;
+    if (!page?.unkept || this.#shell.offline) return null;
     return `The fragment “${page.name}” has unsaved changes. Leave and lose them?`;
   }
 
@@ -95,13 +96,13 @@ export class FragmentPages {
     this.#shell.notices.push(
       'info',
       result.value.length === 1 && first
-        ? `The service is back: your unsaved edit of the fragment “${first.name}” is kept. Open it (Go to… “Unsaved edit of ${first.name}”) to save it.`
-        : `The service is back: ${result.value.length} unsaved fragment edits are kept. Open them from Go to… (“Unsaved edit of …”) or the fragment browser to save them.`,
+        ? `The service can be reached: your unsaved edit of the fragment “${first.name}” is kept. Open it (Go to… “Unsaved edit of ${first.name}”) to save it.`
+        : `The service can be reached: ${result.value.length} unsaved fragment edits are kept. Open them from Go to… (“Unsaved edit of …”) or the fragment browser to save them.`,
       15_000,
     );
   }
 
-  /** The link came back: read what is shown again, and offer the drafts. */
+  /** The link came back: read what is shown again, and the drafts (offered when the service becomes reachable: `effects`). */
   reload(): void {
     if (this.browser) void this.browser.load();
     if (this.page && !this.page.document.dirty) void this.page.load();
@@ -109,7 +110,17 @@ export class FragmentPages {
       void this.page.loadUsage();
       void this.page.loadHistory();
     }
-    void this.loadDrafts(true);
+    void this.loadDrafts();
+  }
+
+  /** Offer the drafts whenever the service becomes reachable (start included); a `$effect`, so called where effects may be made. */
+  effects(): void {
+    let wasOffline: boolean | null = null;
+    $effect(() => {
+      const offline = this.#shell.offline;
+      if (wasOffline !== false && !offline) void this.loadDrafts(true);
+      wasOffline = offline;
+    });
   }
 
   #closePage(): void {

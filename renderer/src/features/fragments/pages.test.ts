@@ -31,11 +31,13 @@ function setup(offline = false) {
 }
 
 describe('the fragment pages', () => {
-  it('when the link comes back, the drafts kept are read and offered by name', async () => {
+  it('when the link comes back the drafts kept are read again; offered by name when the service can be reached', async () => {
     const { shell, pages } = setup();
     pages.reload();
     await settle();
     expect(pages.drafts).toEqual([draft]);
+    expect(shell.notices.items).toEqual([]);
+    await pages.loadDrafts(true);
     expect(shell.notices.items.at(-1)?.message).toMatch(/unsaved edit of the fragment “amr-base” is kept/);
   });
 
@@ -54,6 +56,17 @@ describe('the fragment pages', () => {
     offline.pages.leave();
     await settle();
     expect(offline.transport.callsTo('fragments.saveDraft')).toEqual([{ fragmentId: 'f1', configJson: '{"a": 1}', baseConfigJson: '{}', baseLastUpdated: '2026-11-26T10:00:00.000Z' }]);
+  });
+
+  it('a fragment showing its kept draft is left without asking; typing on makes it ask again', async () => {
+    const { pages, transport } = setup();
+    transport.handle('fragments.get', () => ok({ ...view, draft }));
+    pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
+    await settle();
+    expect(pages.page?.document.text).toBe(draft.configJson);
+    expect(pages.unsaved()).toBeNull();
+    pages.page?.document.edit('{"a": 3}');
+    expect(pages.unsaved()).toMatch(/unsaved changes/);
   });
 
   it('the same fragment at another version keeps its page and the edit in it', async () => {
