@@ -121,8 +121,8 @@ export class MachineFragmentsPage {
     ]);
     const first = results[0];
     this.catalogError = first && !first.ok ? `Couldn't list the organization's fragments: ${first.error.message}` : null;
-    const seen = new Set<string>();
-    this.catalog = results.flatMap((r) => (r.ok ? r.value.fragments : [])).filter((f) => !seen.has(f.id) && seen.add(f.id));
+    const all = results.flatMap((r) => (r.ok ? r.value.fragments : []));
+    this.catalog = all.filter((f, i) => all.findIndex((g) => g.id === f.id) === i);
   }
 
   /** The revisions and tags of a fragment, from the machine's list or the catalog. */
