@@ -83,6 +83,8 @@ export function createEffectiveView(options: { readonly parent: HTMLElement; rea
         EditorView.decorations.of(mods),
         EditorView.theme({
           ...tints,
+          // The cursor's line number stays readable on the active line's tint (the faint gutter color is too light there).
+          '.cm-activeLineGutter': { color: 'var(--text-muted)' },
           '.cm-source-gutter': { width: '6px' },
           '.cm-source-bar': { display: 'block', width: '4px', height: '100%', marginLeft: '1px' },
           '.cm-source-first': { borderTopLeftRadius: '2px', borderTopRightRadius: '2px' },
