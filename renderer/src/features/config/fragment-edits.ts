@@ -3,7 +3,7 @@
  * modify): only the value changed is rewritten, so the rest of the config keeps its key order,
  * spacing and comments-free layout exactly as the user or the service wrote it.
  */
-import { applyEdits, findNodeAtLocation, modify, parseTree, type FormattingOptions, type JSONPath } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, format, modify, parseTree, type FormattingOptions, type JSONPath } from 'jsonc-parser';
 import type { JsonValue } from '../../../../common/schemas';
 import { lineBreakOf } from '../../lib/config/format';
 
@@ -29,8 +29,18 @@ function formatting(text: string): FormattingOptions {
   return indent.startsWith('\t') ? { insertSpaces: false, tabSize: 1, eol: lineBreakOf(text) } : { insertSpaces: true, tabSize: indent.length, eol: lineBreakOf(text) };
 }
 
+/**
+ * `text` with the value at `path` set (undefined: removed). Only what was inserted is laid out:
+ * jsonc-parser's own formatting would also re-lay the neighbouring value, which must stay as written.
+ */
 function edit(text: string, path: JSONPath, value: JsonValue | undefined, insert = false): string {
-  return applyEdits(text, modify(text, path, value, { formattingOptions: formatting(text), isArrayInsertion: insert }));
+  const options = formatting(text);
+  let out = text;
+  for (const change of modify(text, path, value, { isArrayInsertion: insert })) {
+    out = applyEdits(out, [change]);
+    out = applyEdits(out, format(out, { offset: change.offset, length: change.content.length }, options));
+  }
+  return out;
 }
 
 function parsed(text: string): Record<string, unknown> {
