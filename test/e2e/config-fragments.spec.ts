@@ -84,11 +84,41 @@ test('a machine’s fragments as a tree, its effective config with sources and m
 
   // The switch to the own config, and Back to the effective one.
   await main.getByRole('button', { name: 'Own config' }).click();
-  await expect(main.getByRole('textbox', { name: /^Config of part/ })).toBeVisible();
+  const editor = main.getByRole('textbox', { name: /^Config of part/ });
+  await expect(editor).toBeVisible();
   await page.goBack();
   await expect(legend).toBeVisible();
-  await page.goBack();
+
+  // An unsaved edit, resolved as it would run: switching keeps it and asks nothing (a prompt would be dismissed, and the switch not made).
+  await main.getByRole('button', { name: 'Own config' }).click();
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+Home');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.insertText('"note": "unsaved",');
+  await main.getByRole('button', { name: 'Effective' }).click();
+  await expect(main.getByText('Your unsaved edit', { exact: true })).toBeVisible();
+  await expect(main.getByRole('textbox', { name: /^Effective config of part/ })).toContainText('"note": "unsaved"');
+  await main.getByRole('button', { name: 'The stored config' }).click();
+  await expect(main.getByRole('textbox', { name: /^Effective config of part/ })).not.toContainText('"note"');
+  await main.getByRole('button', { name: 'Own config' }).click();
+  await main.getByRole('button', { name: 'Revert' }).click();
+  await treeItem(page, machine).click();
+  await page.getByTestId('machine-fragments').click();
   await expect(fragments).toBeVisible();
+
+  // The base fragment's mod, changed: a value that is not JSON is refused with why, then a number saved.
+  await base.click();
+  await main.getByRole('button', { name: 'Mods…' }).click();
+  const mods = page.getByRole('dialog', { name: `Mods of ${BASE}` });
+  await expect(mods.getByRole('textbox', { name: 'Mod 1: path' })).toHaveValue('components.base.attributes.max_speed_mps');
+  await mods.getByRole('textbox', { name: 'Mod 1: value (JSON)' }).fill('slow');
+  await mods.getByRole('button', { name: 'Save mods' }).click();
+  await expect(mods.getByText(/is not JSON/)).toBeVisible();
+  await scan(page, 'mods dialog');
+  await shot(page, 'mods');
+  await mods.getByRole('textbox', { name: 'Mod 1: value (JSON)' }).fill('0.7');
+  await mods.getByRole('button', { name: 'Save mods' }).click();
+  await expect(page.getByText(`Saved the mods of “${BASE}”.`)).toBeVisible();
 
   // A second lidar, at the stable tag, its blocks prefixed: saved to the config, shown in the tree.
   await main.getByRole('button', { name: 'Add fragment' }).click();
@@ -122,4 +152,13 @@ test('a machine’s fragments as a tree, its effective config with sources and m
   await expect(main.getByTestId('compare-left')).toContainText(other);
   await scan(page, 'compare part configs');
   await shot(page, 'compare');
+
+  // From the palette: a comparison that asks for its parts.
+  await page.keyboard.press('Control+k');
+  const palette = page.getByRole('dialog', { name: 'Go to' });
+  await palette.getByRole('combobox').fill('Compare part configs');
+  await expect(palette.getByRole('option').first()).toContainText('Compare part configs…');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('dialog', { name: 'Compare which part?' })).toBeVisible();
+  await scan(page, 'compare part picker');
 });
