@@ -120,6 +120,12 @@ test('a machine’s fragments as a tree, its effective config with sources and m
   await mods.getByRole('button', { name: 'Save mods' }).click();
   await expect(page.getByText(`Saved the mods of “${BASE}”.`)).toBeVisible();
 
+  // Each fragment links to its own page (the fragments feature's), and Back returns to the tree.
+  await main.getByRole('button', { name: 'Open the fragment' }).click();
+  await expect(main.getByRole('heading', { level: 1 })).toHaveText(BASE);
+  await page.goBack();
+  await expect(fragments).toBeVisible();
+
   // A second lidar, at the stable tag, its blocks prefixed: saved to the config, shown in the tree.
   await main.getByRole('button', { name: 'Add fragment' }).click();
   const add = page.getByRole('dialog', { name: `Add a fragment to ${machine}` });
