@@ -7,6 +7,8 @@ import type { Shell } from '../../lib/shell/feature';
 import { Latest } from '../../lib/state/latest';
 import { PartConfigPage } from './part-config.svelte';
 import { partConfigPath } from './routes';
+import { loadChoices } from './choices-source';
+import { EffectiveConfigView } from './effective.svelte';
 
 /** The config page the router shows (one at a time), what completion offers in it, and the profile's drafts. */
 export class ConfigPages {
@@ -21,6 +23,12 @@ export class ConfigPages {
   /** Every part config draft of the active profile, most recently kept first: edits waiting to be saved. */
   drafts = $state.raw<readonly ConfigDraft[]>([]);
   draftsError = $state.raw<BridgeError | null>(null);
+  /** The effective config shown beside the editor (its route), or null. */
+  effective = $state.raw<EffectiveConfigView | null>(null);
+  /** The organization the choices were last read for (read again on entering another's part). */
+  #choicesOrg: string | null = null;
+  /** Set while the page switches between the own and the effective view: the edit stays, nothing to confirm. */
+  #switching = false;
 
   constructor(shell: Shell) {
     this.#shell = shell;
@@ -30,6 +38,12 @@ export class ConfigPages {
     this.showingDrafts = false;
     const orgId = param(match, 'orgId');
     const id = param(match, 'id');
+    if (this.#choicesOrg !== orgId) {
+      this.#choicesOrg = orgId;
+      void loadChoices(this.#shell.bridge, orgId, this.#shell.fleet.orgs).then((choices) => {
+        if (choices && this.#choicesOrg === orgId) this.choices = choices;
+      });
+    }
     if (this.page?.partId === id) return;
     this.#closePage();
     this.ref = { kind: 'part', orgId, id };
@@ -47,13 +61,33 @@ export class ConfigPages {
     void this.loadDrafts();
   }
 
+  /** Show the part's effective config: the unsaved edit resolved when there is one. */
+  enterEffective(match: RouteMatch): void {
+    this.enterPart(match);
+    const page = this.page;
+    if (!page) return;
+    if (this.effective?.partId !== page.partId) this.effective = new EffectiveConfigView(this.#shell.bridge, page.partId);
+    void this.effective.load(page.document.dirty ? page.document.text : undefined);
+  }
+
+  /** Go to the own or the effective view of the part shown, keeping the edit (nothing is left, so nothing to confirm). */
+  switchView(path: string): void {
+    this.#switching = true;
+    try {
+      this.#shell.router.go(path);
+    } finally {
+      this.#switching = false;
+    }
+  }
+
   /**
    * Whether leaving would lose an edit: the message to confirm, or null. Nothing is lost when the
-   * edit is the draft kept of it, nor offline, where leaving keeps the edit as a draft.
+   * edit is the draft kept of it, nor offline, where leaving keeps the edit as a draft, nor when
+   * switching between the part's own and effective views (the page stays open).
    */
   unsaved(): string | null {
     const page = this.page;
-    if (!page?.unkept || this.#shell.offline) return null;
+    if (!page?.unkept || this.#shell.offline || this.#switching) return null;
     return `The config of “${page.config?.name ?? 'this part'}” has unsaved changes. Leave and lose them?`;
   }
 
@@ -119,6 +153,7 @@ export class ConfigPages {
   leave(): void {
     this.#closePage();
     this.showingDrafts = false;
+    this.#choicesOrg = null;
   }
 
   #closePage(): void {
@@ -133,6 +168,8 @@ export class ConfigPages {
       page.close();
     }
     this.page = null;
+    this.effective?.close();
+    this.effective = null;
     this.ref = null;
   }
 }

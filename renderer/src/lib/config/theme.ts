@@ -51,8 +51,9 @@ export function appTheme(options: { maxHeight?: string; minHeight?: string } = {
       // Merge views: inserted and deleted text on the app's own danger/ok tints.
       '&.cm-merge-a .cm-changedLine, .cm-deletedChunk': { backgroundColor: 'var(--danger-bg)' },
       '&.cm-merge-b .cm-changedLine, .cm-inlineChangedLine': { backgroundColor: 'var(--info-bg)' },
-      '&.cm-merge-a .cm-changedText, .cm-deletedChunk .cm-deletedText': { background: 'var(--danger-border)' },
-      '&.cm-merge-b .cm-changedText': { background: 'var(--info-border)' },
+      // Changed words a shade lighter than the border colors, so every token color keeps 4.5:1 on them (a changed number on the full border tint did not).
+      '&.cm-merge-a .cm-changedText, .cm-deletedChunk .cm-deletedText': { background: 'color-mix(in srgb, var(--danger-border) 60%, var(--danger-bg))' },
+      '&.cm-merge-b .cm-changedText': { background: 'color-mix(in srgb, var(--info-border) 60%, var(--info-bg))' },
       '&.cm-merge-a .cm-changeGutter': { borderLeftColor: 'var(--danger)' },
       '&.cm-merge-b .cm-changeGutter': { borderLeftColor: 'var(--accent)' },
       '.cm-collapsedLines': { backgroundColor: 'var(--bg-sunken)', color: 'var(--text-muted)', backgroundImage: 'none' },
