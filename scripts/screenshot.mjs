@@ -76,7 +76,7 @@ try {
   }
   // The change that moved it onto the shared fragment, with its diff in view.
   await main.locator('button.entry').nth(1).click();
-  await main.getByRole('button', { name: 'Restore this version' }).scrollIntoViewIfNeeded();
+  await main.getByRole('heading', { name: 'History', exact: true }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(root, 'docs', 'screenshot-config.png') });
 } finally {

@@ -2,8 +2,9 @@
  * A fragment's life as an operator meets it: found in the organization's fragment browser, created
  * with a config, tagged "stable"; used by two machines (one tracking its latest revision, one
  * pinned to the tag); edited, with the blast radius (how many machines, one's effective config
- * before and after) weighed before the save; the tag moved, weighed too; a delete refused while
- * machines use it, listing them.
+ * before and after) weighed before the save, after which only the tracking machine's effective
+ * config brings the new revision; the tag moved, weighed too, and the pinned machine follows it; a
+ * delete refused while machines use it, listing them.
  */
 import type { Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
@@ -18,6 +19,30 @@ const V2 = V1.replace('"rate_hz": 5', '"rate_hz": 10');
 
 const route = (page: Page) => page.evaluate(() => window.location.hash.slice(1));
 
+/** The revision of the fragment a part's effective config brings in, as its effective view's sources say (opened through Go to…). */
+async function effectiveRevision(page: Page, partName: string): Promise<string> {
+  const main = page.getByRole('main');
+  await page.keyboard.press('ControlOrMeta+KeyK');
+  await page.getByRole('combobox', { name: /Go to/ }).fill(partName);
+  await page.keyboard.press('Enter');
+  await expect(main.getByRole('heading', { level: 1 })).toHaveText(partName);
+  await page.getByTestId('part-config').click();
+  await main.getByRole('button', { name: 'Effective' }).click();
+  const source = main.getByRole('complementary', { name: 'Where the config comes from' }).getByText(new RegExp(`^${NAME} r\\d+$`));
+  await expect(source).toBeVisible();
+  return /r(\d+)$/.exec((await source.textContent()) ?? '')?.[1] ?? '';
+}
+
+/** Back to the fragment's page, through the organization's fragment browser. */
+async function openFragment(page: Page): Promise<void> {
+  const main = page.getByRole('main');
+  await page.keyboard.press('ControlOrMeta+KeyK');
+  await page.getByRole('combobox', { name: /Go to/ }).fill(`Fragments of ${ACME}`);
+  await page.keyboard.press('Enter');
+  await main.getByRole('button', { name: NAME, exact: true }).click();
+  await expect(main.getByRole('heading', { level: 1 })).toHaveText(NAME);
+}
+
 /** A second client, on the same local service, with the bootstrap key. */
 async function secondClient(page: Page, userDataDir: string): Promise<FleetClient> {
   const credentials = JSON.parse(readFileSync(join(userDataDir, 'local-service', 'bootstrap-credentials.json'), 'utf8')) as { api_key_id: string; api_key: string };
@@ -29,6 +54,8 @@ async function secondClient(page: Page, userDataDir: string): Promise<FleetClien
 interface Target {
   readonly machineName: string;
   readonly locationName: string;
+  /** The main part's name: its config names the fragment. */
+  readonly partName: string;
 }
 
 /** Two machines of one location of the organization get the fragment in their main part's config: the first tracking its latest revision, the second pinned to "stable". */
@@ -46,7 +73,7 @@ async function useOnTwoMachines(client: FleetClient, orgId: string, fragmentId: 
       const config = JSON.parse(configJson || '{}') as { fragments?: unknown[] };
       const ref = i === 0 ? fragmentId : { id: fragmentId, version: 'stable' };
       await client.call('update part', client.app.updateRobotPart, { robotPartId: main.id, name: main.name, robotConfigJson: JSON.stringify({ ...config, fragments: [...(config.fragments ?? []), ref] }, null, 2) });
-      targets.push({ machineName: robot.name, locationName: location.name });
+      targets.push({ machineName: robot.name, locationName: location.name, partName: main.name });
     }
     return [targets[0]!, targets[1]!];
   }
@@ -81,8 +108,9 @@ test('browse, create and tag a fragment; weigh an edit and a tag move by their b
 
   const client = await secondClient(page, app.userDataDir);
   let tracking: Target;
+  let pinned: Target;
   try {
-    [tracking] = await useOnTwoMachines(client, orgId, fragmentId);
+    [tracking, pinned] = await useOnTwoMachines(client, orgId, fragmentId);
   } finally {
     client.close();
   }
@@ -103,12 +131,19 @@ test('browse, create and tag a fragment; weigh an edit and a tag move by their b
   await expect(page.getByText(`Saved “${NAME}” as revision 2.`)).toBeVisible();
   await expect(blast).toHaveCount(0);
 
+  // Only the machine tracking the latest revision runs revision 2; the pinned one stays on "stable" (1).
+  expect(await effectiveRevision(page, tracking.partName)).toBe('2');
+  expect(await effectiveRevision(page, pinned.partName)).toBe('1');
+  await openFragment(page);
+
   // Moving "stable" to revision 2 reaches the pinned machine: weighed, then moved.
   await tagForm.getByLabel('Tag').fill('stable');
   await tagForm.getByRole('button', { name: 'Move tag from 1' }).click();
   await expect(blast.getByTestId('blast-count')).toContainText('2 machines');
   await blast.getByRole('button', { name: 'Move “stable”' }).click();
   await expect(main.locator('[data-testid="fragment-revision"][data-revision="2"]')).toContainText('stable');
+  expect(await effectiveRevision(page, pinned.partName)).toBe('2');
+  await openFragment(page);
 
   // Used: the delete is refused, with the machines that use it listed.
   await main.getByRole('button', { name: 'Delete…' }).click();
