@@ -120,13 +120,12 @@ export function createRoleHandlers(deps: RoleDeps): UnaryHandlers<typeof AppServ
 
     async checkPermissions(request, ctx) {
       const entries = request.permissions;
-      const targets = permissions.resolveMany(entries.map((e) => ({ kind: e.resourceType as ResourceType, id: e.resourceId })));
+      const roles = permissions.rolesOn(ctx.grants, permissions.resolveMany(entries.map((e) => ({ kind: e.resourceType as ResourceType, id: e.resourceId }))));
       const authorized: AuthorizedPermissions[] = entries.map((entry, i) => {
-        const target = targets[i];
+        const role = roles[i];
         const answer = { resourceType: entry.resourceType, resourceId: entry.resourceId, permissions: [] as string[] };
-        if (target === undefined || !permissions.sees(ctx.grants, target)) return answer;
-        const role = permissions.roleOn(ctx.grants, target);
-        if (role === null) return answer;
+        // Unknown, unseen, or seen without a role: nothing held.
+        if (role === undefined || role === null) return answer;
         // A permission is held on the resource type it is checked on (section 10), never on another.
         answer.permissions = entry.permissions.filter((p) => {
           const rule = PERMISSIONS.get(p);

@@ -287,7 +287,7 @@ export class Permissions {
     const ids = (kind: ResourceType) => JSON.stringify([...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))]);
     const orgs = new Set(this.db.prepare('SELECT id FROM organizations WHERE id IN (SELECT value FROM json_each(?))').pluck().all(ids('organization')) as string[]);
     const robots = new Map(
-      (this.db.prepare('SELECT id, name, location_id AS locationId FROM robots WHERE id IN (SELECT value FROM json_each(?))').all(ids('robot')) as { id: string; name: string; locationId: string }[]).map((r) => [r.id, r]),
+      (this.db.prepare('SELECT r.id, r.name, r.location_id AS locationId FROM json_each(?) j JOIN robots r ON r.id = j.value').all(ids('robot')) as { id: string; name: string; locationId: string }[]).map((r) => [r.id, r]),
     );
     const wanted = [...new Set([...refs.filter((r) => r.kind === 'location').map((r) => r.id), ...[...robots.values()].map((r) => r.locationId)])];
     // Every wanted location with all its ancestors, and the shares of any of them.
@@ -339,6 +339,31 @@ export class Permissions {
           return robot && location ? { kind: 'robot', id: robot.id, name: robot.name, location } : undefined;
         }
       }
+    });
+  }
+
+  /**
+   * For each target (resolved by {@link resolveMany}; undefined for an unknown one): undefined when
+   * the caller does not see it, else the strongest role it holds there (null for none) — as
+   * {@link sees} and {@link roleOn} answer, computed once per location however many machines
+   * share it, so a tree of 10,000 machines costs little more than its locations.
+   */
+  rolesOn(grants: readonly Grant[], targets: readonly (OrgTarget | LocationTarget | RobotTarget | undefined)[]): (Role | null | undefined)[] {
+    const perLocation = new Map<string, Role | null | undefined>();
+    const onLocation = (location: LocationTarget) => {
+      if (perLocation.has(location.id)) return perLocation.get(location.id);
+      const role = this.sees(grants, location) ? this.roleOn(grants, location) : undefined;
+      perLocation.set(location.id, role);
+      return role;
+    };
+    const robotRoles = new Map<string, Role>();
+    for (const g of grants) if (g.resourceType === 'robot') robotRoles.set(g.resourceId, best(robotRoles.get(g.resourceId) ?? null, g.role) as Role);
+    return targets.map((target) => {
+      if (target === undefined) return undefined;
+      if (target.kind === 'organization') return this.sees(grants, target) ? this.roleOn(grants, target) : undefined;
+      if (target.kind === 'location') return onLocation(target);
+      const role = onLocation(target.location);
+      return role === undefined ? undefined : best(role, robotRoles.get(target.id) ?? null);
     });
   }
 
