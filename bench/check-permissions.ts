@@ -7,11 +7,13 @@
  * twice: with the bootstrap key (owner of the organization: every answer is "all five") and with a
  * user holding operator on one of the organization's sites only (every machine is seen, a few
  * hundred are covered, the rest answer nothing: the engine walks each machine's location chain).
- * The verdict is the user's median call against the 100 ms budget, wall time at the client (it
- * includes encoding and decoding 10,000 entries each way, so the service's share is less). The
- * service process's CPU time per call is printed too, and for context, same run, same service:
- * CheckPermissions of one machine, and listing the same 10,000 machines (ListMachineSummaries,
- * 1,000 a page, every page).
+ * The verdicts are each caller's median call **at the service** against the 100 ms budget: the
+ * service process's CPU time per call (read from /proc around each call, 10 ms ticks; the service
+ * is one thread, and on this shared 2-core machine the wall time swings with what else runs). The
+ * wall time at the client is printed beside it: it adds encoding the request and decoding 10,000
+ * answers at the client, and the transport. For context, same run, same service: CheckPermissions
+ * of one machine, and listing the same 10,000 machines (ListMachineSummaries, 1,000 a page, every
+ * page).
  *
  *   npm run bench -- check-permissions
  */
@@ -104,24 +106,25 @@ async function main(): Promise<boolean> {
       listing.push(performance.now() - start);
     }
 
-    const p50 = percentile(asUser.wall, 50);
+    const p50 = percentile(asUser.cpu, 50);
+    const ownerP50 = percentile(asOwner.cpu, 50);
     console.log(`check-permissions on ${machine()}`);
     console.log(`  CheckPermissions of ${MACHINES} machines × ${PERMISSIONS.length} permissions, ${CALLS} calls each`);
     console.log(`    organization owner: wall p50 ${ms(percentile(asOwner.wall, 50))}, p95 ${ms(percentile(asOwner.wall, 95))}; service CPU p50 ${ms(percentile(asOwner.cpu, 50))} (${asOwner.held} machines with permissions)`);
-    console.log(`    user with operator on one site: wall p50 ${ms(p50)}, p95 ${ms(percentile(asUser.wall, 95))}; service CPU p50 ${ms(percentile(asUser.cpu, 50))} (${asUser.held} machines with permissions)`);
+    console.log(`    user with operator on one site: wall p50 ${ms(percentile(asUser.wall, 50))}, p95 ${ms(percentile(asUser.wall, 95))}; service CPU p50 ${ms(percentile(asUser.cpu, 50))} (${asUser.held} machines with permissions)`);
     console.log(`  CheckPermissions of one machine: wall p50 ${ms(percentile(single.wall, 50))}`);
     console.log(`  ListMachineSummaries of the same ${MACHINES} machines (1,000 a page, every page): wall median ${ms(percentile(listing, 50))}`);
     const owners = report({
-      name: 'CheckPermissions, 10,000 machines × 5 permissions in one call, organization owner (p50 vs the 100 ms budget)',
-      ratio: percentile(asOwner.wall, 50) / BUDGET_MS,
+      name: 'CheckPermissions, 10,000 machines × 5 permissions in one call, organization owner (service CPU p50 vs the 100 ms budget)',
+      ratio: ownerP50 / BUDGET_MS,
       limit: 1,
-      detail: `${ms(percentile(asOwner.wall, 50))}; ${(percentile(asOwner.wall, 50) / percentile(listing, 50)).toFixed(2)}× listing the same machines`,
+      detail: `${ms(ownerP50)} at the service, ${ms(percentile(asOwner.wall, 50))} wall at the client; ${(percentile(asOwner.wall, 50) / percentile(listing, 50)).toFixed(2)}× listing the same machines (wall)`,
     });
     const users = report({
-      name: 'CheckPermissions, 10,000 machines × 5 permissions in one call, user scoped to one site (p50 vs the 100 ms budget)',
+      name: 'CheckPermissions, 10,000 machines × 5 permissions in one call, user scoped to one site (service CPU p50 vs the 100 ms budget)',
       ratio: p50 / BUDGET_MS,
       limit: 1,
-      detail: `${ms(p50)}; ${(p50 / percentile(listing, 50)).toFixed(2)}× listing the same machines, ${(p50 / percentile(single.wall, 50)).toFixed(0)}× one machine's check`,
+      detail: `${ms(p50)} at the service, ${ms(percentile(asUser.wall, 50))} wall at the client; ${(percentile(asUser.wall, 50) / percentile(listing, 50)).toFixed(2)}× listing the same machines, ${(percentile(asUser.wall, 50) / percentile(single.wall, 50)).toFixed(0)}× one machine's check (wall)`,
     });
     return owners && users;
   } finally {

@@ -271,15 +271,20 @@ export interface AddedUser {
 /**
  * The operator's way to make a user (`fleet-service --add-user EMAIL --data-dir DIR`): a user with
  * that email and a first API key of theirs, or, for an email that has a user already, a new key of
- * that user (a lost key is replaced this way). Migrates the data dir first, as starting would.
+ * that user (a lost key is replaced this way). The data dir must have been set up by a start (a
+ * key made first would look like a data dir whose credentials file is lost); the service may be
+ * running on it. Migrates the database first, as starting would.
  */
 export function addUser(dataDir: string, rawEmail: string, name?: string): AddedUser {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const email = emailAddress('--add-user', rawEmail);
+  const notSetUp = new Error(`${dataDir} holds no fleet service data dir yet: start the service on it once first`);
+  if (!existsSync(join(dataDir, DATABASE_FILE))) throw notSetUp;
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {
     migrate(db, serviceMigrations);
-    const email = emailAddress('--add-user', rawEmail);
-    const users = new UserStore(db, new ApiKeyStore(db));
+    const keys = new ApiKeyStore(db);
+    if (keys.count() === 0) throw notSetUp;
+    const users = new UserStore(db, keys);
     return db.transaction(() => {
       const user = users.byEmail(email) ?? users.create(email, name === undefined || name.trim() === '' ? email.slice(0, email.indexOf('@')) : displayName('--user-name', name));
       const key = users.addKey(user.id, `${email} (operator)`);
