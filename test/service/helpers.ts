@@ -192,11 +192,14 @@ const generated = { ...orgsMessages, ...locationsMessages, ...machinesMessages, 
 // By lower-cased name too: the method getUserIdByEmail takes GetUserIDByEmailRequest.
 const messages = { ...Object.fromEntries(Object.entries(generated).map(([k, v]) => [k.toLowerCase(), v])), ...generated };
 
+/** A request with any field, at any depth, left out (`fromPartial` fills proto3 defaults at every level). */
+export type DeepPartial<T> = T extends Date | Buffer | Uint8Array ? T : T extends readonly (infer U)[] ? DeepPartial<U>[] : T extends object ? { [P in keyof T]?: DeepPartial<T[P]> } : T;
+
 /**
  * Call AppService method `method` with a partial request (the rest takes proto3 defaults, as
  * `fromPartial` fills them), with `metadata`.
  */
-export function appCall<K extends UnaryNames>(t: TestService, method: K, request: Partial<RequestOfMethod<K>>, metadata: Metadata): Promise<ResponseOfMethod<K>> {
+export function appCall<K extends UnaryNames>(t: TestService, method: K, request: DeepPartial<RequestOfMethod<K>>, metadata: Metadata): Promise<ResponseOfMethod<K>> {
   const name = `${method.charAt(0).toUpperCase()}${method.slice(1)}Request`;
   const message = messages[name] ?? messages[name.toLowerCase()];
   if (message === undefined) throw new Error(`no message ${name} in the generated code`);
