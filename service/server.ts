@@ -327,8 +327,12 @@ function register(
   };
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
-  // History entries name the caller as it was: its key's name at the time of the change.
-  const editorOf = (caller: Caller): EditorInfo => ({ identityType: caller.identity.type, identityId: caller.identity.id, displayName: keys.name(caller.keyId) ?? '' });
+  // History entries name the caller as it was: the user's display name, or its key's name, at the time of the change.
+  const editorOf = (caller: Caller): EditorInfo => ({
+    identityType: caller.identity.type,
+    identityId: caller.identity.id,
+    displayName: (caller.identity.type === 'user' ? users.byId(caller.identity.id)?.displayName : keys.name(caller.keyId)) ?? '',
+  });
   const fragments = new FragmentStore(db);
   const machines = new MachineStore(db, authorizations);
   const orgs = new OrgStore(db, authorizations);

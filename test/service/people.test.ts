@@ -161,6 +161,11 @@ describe('invites', () => {
     await expectError(appCall(t, 'getRobot', { robotId: w.robotId }, erin.metadata), { code: status.NOT_FOUND });
     const signedIn = bearer(await tokenFor(t, erin.keyId, erin.secret));
     expect((await appCall(t, 'getRobot', { robotId: w.robotId }, signedIn)).robot?.id).toBe(w.robotId);
+    // What the user changes is recorded as the user's.
+    const part = (await appCall(t, 'getRobotParts', { robotId: w.robotId }, signedIn)).parts[0]!;
+    await appCall(t, 'updateRobotPart', { robotPartId: part.id, name: part.name, robotConfig: { components: [] } }, signedIn);
+    const [entry] = (await appCall(t, 'getRobotPartHistory', { robotPartId: part.id }, signedIn)).history;
+    expect(entry?.editedBy).toEqual({ identityType: 'user', identityId: erin.userId, displayName: 'erin' });
     expect((await appCall(t, 'listOrganizationMembers', { orgId: w.orgId }, owner)).invites.map((i) => i.email)).not.toContain('erin@example.com');
   });
 
