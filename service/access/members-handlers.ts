@@ -129,12 +129,13 @@ export function createMemberHandlers(deps: PeopleDeps): UnaryHandlers<typeof App
             WHERE a.organization_id = ? GROUP BY u.id ORDER BY dateAdded, u.id`,
         )
         .all(org.id) as { id: string; email: string; name: string; lastLogin: string | null; dateAdded: string }[];
+      const held = roles.ofUsersIn(org.id);
       const members: OrganizationMember[] = rows.map((r) => ({
         userId: r.id,
         emails: [r.email],
         dateAdded: new Date(r.dateAdded),
         lastLogin: r.lastLogin === null ? undefined : new Date(r.lastLogin),
-        authorizations: roles.ofUser(r.id, org.id).map(authorizationMessage),
+        authorizations: (held.get(r.id) ?? []).map(authorizationMessage),
         name: r.name,
       }));
       return { members, invites: invites.list(org.id).map(inviteMessage) };

@@ -183,6 +183,15 @@ export class RoleStore {
       .all({ org: orgId, after, all: resourceIds.length === 0 ? 1 : 0, ids: JSON.stringify(resourceIds), limit }) as AuthorizationRow[];
   }
 
+  /** Every authorization users hold in the organization, by user, in the order granted (one query for a member list). */
+  ofUsersIn(orgId: string): Map<string, AuthorizationRow[]> {
+    const byUser = new Map<string, AuthorizationRow[]>();
+    for (const row of this.db.prepare(`SELECT ${ROW} FROM authorizations WHERE identity_type = 'user' AND organization_id = ? ORDER BY id`).all(orgId) as AuthorizationRow[]) {
+      byUser.set(row.identityId, [...(byUser.get(row.identityId) ?? []), row]);
+    }
+    return byUser;
+  }
+
   /** Every authorization the user holds in the organization. */
   ofUser(userId: string, orgId: string): AuthorizationRow[] {
     return this.db.prepare(`SELECT ${ROW} FROM authorizations WHERE identity_type = 'user' AND identity_id = ? AND organization_id = ? ORDER BY id`).all(userId, orgId) as AuthorizationRow[];
