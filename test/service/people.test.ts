@@ -331,6 +331,25 @@ describe('CheckPermissions', () => {
     expect(await ask(keys.foreign.metadata, tree)).toEqual([[], [], [], [], [], [], ['read_location', 'write_location'], []]);
   });
 
+  it('answers a batch exactly as it answers each of its entries alone (the bulk path is the single one)', async () => {
+    const resources = (): [string, string][] => [['organization', w.orgId], ['location', w.siteId], ['location', w.floorId], ['location', w.otherSiteId], ['robot', w.robotId], ['robot', w.floorRobotId], ['robot', w.otherRobotId], ['location', w.foreignSiteId], ['organization', w.foreignOrgId]];
+    const callers = [owner, ...Object.values(keys).map((k) => k.metadata)];
+    const names = ['read_organization', 'write_fragment', 'read_location', 'read_location_secret', 'read_robot', 'write_robot', 'create_maps'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: callers.length - 1 }),
+        fc.array(fc.record({ at: fc.integer({ min: 0, max: 8 }), permissions: fc.subarray(names) }), { minLength: 1, maxLength: 12 }),
+        async (who, picks) => {
+          const entries = picks.map((p) => ({ resourceType: resources()[p.at]![0], resourceId: resources()[p.at]![1], permissions: p.permissions }));
+          const batch = (await appCall(t, 'checkPermissions', { permissions: entries }, callers[who]!)).authorizedPermissions;
+          const alone = await Promise.all(entries.map(async (e) => (await appCall(t, 'checkPermissions', { permissions: [e] }, callers[who]!)).authorizedPermissions[0]));
+          expect(batch).toEqual(alone);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
   it('refuses an empty list, an unknown permission and an unknown resource type', async () => {
     await expectError(appCall(t, 'checkPermissions', { permissions: [] }, owner), { code: status.INVALID_ARGUMENT, reason: 'PERMISSIONS_EMPTY', field: 'permissions' });
     await expectError(appCall(t, 'checkPermissions', { permissions: [{ resourceType: 'robot', resourceId: w.robotId, permissions: ['read_robot', 'fly'] }] }, owner), {
