@@ -13,11 +13,11 @@ describe('TokenService', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-25T10:00:00.999Z'));
     const tokens = new TokenService(secret, 1);
-    const token = await tokens.issue('key-1');
+    const token = await tokens.issue('key-1', 1);
     const { exp, iat } = decodeJwt(token);
     expect((exp ?? 0) - (iat ?? 0)).toBe(1);
     vi.setSystemTime(new Date('2026-11-25T10:00:01.900Z'));
-    await expect(tokens.verify(token)).resolves.toBe('key-1');
+    await expect(tokens.verify(token)).resolves.toEqual({ keyId: 'key-1', version: 1 });
     vi.setSystemTime(new Date('2026-11-25T10:00:02.000Z'));
     await expect(tokens.verify(token)).rejects.toThrow(/expired/i);
   });
