@@ -13,12 +13,20 @@ import { PageTokens, pageSize } from '../paging';
 import type { Grant, Permissions, Role, Target } from '../permissions/engine';
 import { robotOf, targetOf } from '../permissions/resources';
 import type { CallContext, UnaryHandlers } from '../rpc';
-import { displayName, notFound } from '../validate';
+import { displayName } from '../validate';
 import type { Authorizations } from './authorizations';
 import type { ApiKeyStore, StoredAuthorization } from './keys';
 import type { RESOURCE_TYPES } from './key-rules';
 
 const RANK: Record<Role, number> = { operator: 1, owner: 2 };
+
+/**
+ * NOT_FOUND for a key id, without quoting it: a caller that pastes a key's secret where its id
+ * belongs must not find the secret in its error reports and logs.
+ */
+function missing(): FleetError {
+  return new FleetError(status.NOT_FOUND, Reason.API_KEY_NOT_FOUND, 'no API key of that id is visible to this API key (it is unknown, deleted, or only in organizations this key does not see)', 'id');
+}
 
 /** One authorization a new key is to receive, checked. */
 interface Wanted {
@@ -60,7 +68,6 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
    * answer, so key ids cannot be probed); `self`: a key may act on itself whatever its roles.
    */
   const manageable = (ctx: CallContext, id: string, options: { self?: boolean } = {}): string[] => {
-    const missing = () => notFound(Reason.API_KEY_NOT_FOUND, 'API key', id, 'id');
     if (!keys.isActive(id)) throw missing();
     const orgs = keys.organizationsOf(id);
     if (options.self === true && id === ctx.caller.keyId) return orgs;
@@ -123,14 +130,14 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
 
     async deleteKey(request, ctx) {
       manageable(ctx, request.id, { self: true });
-      if (!keys.delete(request.id)) throw notFound(Reason.API_KEY_NOT_FOUND, 'API key', request.id, 'id');
+      if (!keys.delete(request.id)) throw missing();
       return {};
     },
 
     async rotateKey(request, ctx) {
       manageable(ctx, request.id);
       const key = keys.rotate(request.id);
-      if (key === undefined) throw notFound(Reason.API_KEY_NOT_FOUND, 'API key', request.id, 'id');
+      if (key === undefined) throw missing();
       return { id: request.id, key };
     },
 
@@ -155,7 +162,7 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
     async renameKey(request, ctx) {
       manageable(ctx, request.id);
       const name = displayName('name', request.name);
-      if (!keys.rename(request.id, name)) throw notFound(Reason.API_KEY_NOT_FOUND, 'API key', request.id, 'id');
+      if (!keys.rename(request.id, name)) throw missing();
       return { id: request.id, name };
     },
 

@@ -24,9 +24,9 @@ export interface PartSecrets {
   deleteSecret(partId: string, secretId: string, editor: EditorInfo): boolean;
 }
 
-function secretNotFound(secretId: string, of: string): FleetError {
-  // The id is the caller's own text: quoted, cut short, never a secret value.
-  return new FleetError(status.NOT_FOUND, Reason.SECRET_NOT_FOUND, `${of} has no secret ${JSON.stringify(secretId.slice(0, 60))}`, 'secret_id');
+function secretNotFound(of: string): FleetError {
+  // The id is not quoted back: a caller that pastes a secret's value where its id belongs must not see it in logs and reports.
+  return new FleetError(status.NOT_FOUND, Reason.SECRET_NOT_FOUND, `${of} has no secret of that id (secret ids are listed by LocationAuth and on the part)`, 'secret_id');
 }
 
 export function createSecretHandlers(locations: LocationSecrets, parts: PartSecrets, editorOf: (caller: Caller) => EditorInfo): UnaryHandlers<typeof AppServiceService, CallContext> {
@@ -44,7 +44,7 @@ export function createSecretHandlers(locations: LocationSecrets, parts: PartSecr
 
     async deleteLocationSecret(request, ctx) {
       const location = targetOf(ctx, 'location');
-      if (!locations.delete(location.id, request.secretId)) throw secretNotFound(request.secretId, `location ${location.id}`);
+      if (!locations.delete(location.id, request.secretId)) throw secretNotFound(`location ${location.id}`);
       return {};
     },
 
@@ -56,7 +56,7 @@ export function createSecretHandlers(locations: LocationSecrets, parts: PartSecr
 
     async deleteRobotPartSecret(request, ctx) {
       const id = partOf(ctx).id;
-      if (!parts.deleteSecret(id, request.secretId, editorOf(ctx.caller))) throw secretNotFound(request.secretId, `part ${id}`);
+      if (!parts.deleteSecret(id, request.secretId, editorOf(ctx.caller))) throw secretNotFound(`part ${id}`);
       return {};
     },
   };
