@@ -98,9 +98,12 @@ export class ApiKeyStore {
   private readonly decoySalt = randomBytes(16);
   private readonly secret: Buffer;
   private readonly legacy = new Semaphore(LEGACY_CONCURRENCY);
+  /** Prepared once: it runs on every call (check). */
+  private readonly state: Database.Statement<[string], { deleted_at: string | null; secret_version: number; last_used_at: string | null }>;
 
   constructor(private readonly db: Database.Database) {
     this.secret = loadHashSecret(db);
+    this.state = db.prepare('SELECT deleted_at, secret_version, last_used_at FROM api_keys WHERE id = ?');
   }
 
   private hash(salt: Buffer, secret: string): Buffer {
@@ -160,9 +163,7 @@ export class ApiKeyStore {
    * off at the next call at no extra cost. An active key's use is recorded (at most once a minute).
    */
   check(id: string, version: number, now: Date = new Date()): KeyState {
-    const row = this.db.prepare('SELECT deleted_at, secret_version, last_used_at FROM api_keys WHERE id = ?').get(id) as
-      | { deleted_at: string | null; secret_version: number; last_used_at: string | null }
-      | undefined;
+    const row = this.state.get(id);
     if (row === undefined || row.deleted_at !== null) return 'deleted';
     if (row.secret_version !== version) return 'rotated';
     if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) this.used(id, now);
