@@ -66,7 +66,7 @@ export class TokenService {
         clockTolerance: 1,
       });
       subject = payload.sub;
-      version = payload.ver ?? 1;
+      version = 'ver' in payload ? payload.ver : 1;
     } catch (e) {
       throw explain(e);
     }
