@@ -105,6 +105,26 @@ describe('CreateKey', () => {
   });
 });
 
+describe('ListKeys', () => {
+  it('pages through the live keys of the organization, oldest first, with their authorizations there only', async () => {
+    for (let i = 0; i < 3; i++) await createKey([{ role: 'operator', resourceType: 'robot', resourceId: robotId }], `paged ${i}`);
+    const all = (await appCall(t, 'listKeys', { orgId, pageSize: 1000 }, owner)).apiKeys.map((k) => k.apiKey!.id);
+    const paged: string[] = [];
+    let pageToken = '';
+    do {
+      const page = await appCall(t, 'listKeys', { orgId, pageSize: 2, pageToken }, owner);
+      expect(page.apiKeys.length).toBeLessThanOrEqual(2);
+      paged.push(...page.apiKeys.map((k) => k.apiKey!.id));
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    expect(paged).toEqual(all);
+    expect(all).toContain(t.service.bootstrap.apiKeyId);
+    const created = (await appCall(t, 'listKeys', { orgId, pageSize: 1000 }, owner)).apiKeys.map((k) => k.apiKey!.createdOn!.getTime());
+    expect(created).toEqual([...created].sort((a, b) => a - b));
+    await refused(appCall(t, 'listKeys', { orgId, pageToken: 'forged' }, owner), { code: status.INVALID_ARGUMENT, reason: 'PAGE_TOKEN_INVALID' });
+  });
+});
+
 describe('managing a key', () => {
   it('renames a key, refusing a blank name and unknown keys', async () => {
     const made = await createKey([{ role: 'operator', resourceType: 'robot', resourceId: robotId }]);
