@@ -10,7 +10,7 @@ import type { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import type { APIKeyWithAuthorizations, Authorization } from '../../proto/gen/fleet/app/v1/access';
 import { FleetError, present, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
-import type { Grant, Permissions, Role, Target } from '../permissions/engine';
+import type { Grant, LocationTarget, OrgTarget, Permissions, RobotTarget, Role, Target } from '../permissions/engine';
 import { robotOf, targetOf } from '../permissions/resources';
 import type { CallContext, UnaryHandlers } from '../rpc';
 import { displayName } from '../validate';
@@ -86,6 +86,14 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
     return orgs;
   };
 
+  /** The resource an authorization names, if it is organization `orgId` or one it has access to (owned, or shared with it). */
+  const resourceIn = (orgId: string, type: Wanted['resourceType'], id: string): OrgTarget | LocationTarget | RobotTarget | undefined => {
+    if (type === 'organization') return id === orgId ? { kind: 'organization', id } : undefined;
+    const found = type === 'location' ? permissions.location(id) : permissions.robot(id);
+    const location = found?.kind === 'robot' ? found.location : found;
+    return location?.accessOrgIds.includes(orgId) === true ? found : undefined;
+  };
+
   /** Refuse an authorization stronger than the caller's own on that resource. */
   const grantable = (grants: readonly Grant[], target: Target, role: Role, field: string): void => {
     const held = permissions.roleOn(grants, target);
@@ -110,16 +118,8 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
       const wanted = request.authorizations.map((a, i): Wanted => {
         const field = `authorizations[${i}].resource_id`;
         const resource = a.resourceType as Wanted['resourceType'];
-        const target: Target | undefined =
-          resource === 'organization'
-            ? a.resourceId === orgId
-              ? { kind: 'organization', id: orgId }
-              : undefined
-            : resource === 'location'
-              ? permissions.location(a.resourceId)
-              : permissions.robot(a.resourceId);
-        const inOrg = target !== undefined && (target.kind === 'organization' || (target.kind === 'location' ? target : (target as { location: { accessOrgIds: readonly string[] } }).location).accessOrgIds.includes(orgId));
-        if (target === undefined || !inOrg) {
+        const target = resourceIn(orgId, resource, a.resourceId);
+        if (target === undefined) {
           throw new FleetError(status.NOT_FOUND, Reason.RESOURCE_NOT_FOUND, `no ${resource === 'robot' ? 'machine' : resource} ${JSON.stringify(a.resourceId.slice(0, 60))} in organization ${orgId}`, field);
         }
         grantable(ctx.grants, target, a.role as Role, field);
@@ -170,10 +170,7 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
       manageable(ctx, request.id);
       // The rights and nothing more: not the name, not the last use.
       const wanted = keys.authorizationsOf([request.id]).map((row, i): Wanted => {
-        const target = present(
-          row.resource_type === 'organization' ? { kind: 'organization' as const, id: row.resource_id } : row.resource_type === 'location' ? permissions.location(row.resource_id) : permissions.robot(row.resource_id),
-          `the ${row.resource_type} of an authorization of key ${request.id}`,
-        );
+        const target = present(resourceIn(row.organization_id, row.resource_type as Wanted['resourceType'], row.resource_id), `the ${row.resource_type} of an authorization of key ${request.id}`);
         grantable(ctx.grants, target, row.role_id as Role, `authorization ${i} of key ${request.id}`);
         return { role: row.role_id as Role, resourceType: row.resource_type as Wanted['resourceType'], resourceId: row.resource_id, organizationId: row.organization_id };
       });

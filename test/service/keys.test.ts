@@ -94,6 +94,10 @@ describe('CreateKey', () => {
       code: status.NOT_FOUND,
       reason: 'RESOURCE_NOT_FOUND',
     });
+    // Once the location is shared with this organization, it is one of its resources.
+    await appCall(t, 'shareLocation', { organizationId: orgId, locationId: foreign }, otherMd);
+    const shared = await createKey([{ role: 'operator', resourceType: 'location', resourceId: foreign }]);
+    expect((await appCall(t, 'getLocation', { locationId: foreign }, bearer(await tokenFor(t, shared.id, shared.key)))).location!.id).toBe(foreign);
     // An owner of the other organization cannot make keys in this one (it does not even see it).
     await refused(appCall(t, 'createKey', { orgId, authorizations: [{ role: 'owner', resourceType: 'organization', resourceId: orgId }] }, otherMd), { code: status.NOT_FOUND, reason: 'ORGANIZATION_NOT_FOUND' });
   });
