@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 
 /**
  * How new keys are hashed: HMAC-SHA-256 keyed with the data dir's server secret over the key's own
@@ -170,11 +170,19 @@ export class ApiKeyStore {
     return 'active';
   }
 
-  /** Record a use, unless one was recorded less than a minute ago (by this process or another). */
+  /**
+   * Record a use, unless one was recorded less than a minute ago (by this process or another).
+   * Best effort: a call is never refused because its use could not be written (a full disk, another
+   * process holding the write lock past the busy timeout); the next call records it.
+   */
   private used(id: string, now: Date = new Date()): void {
-    this.db
-      .prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id AND (last_used_at IS NULL OR last_used_at <= @since) AND created_at <= @now')
-      .run({ id, now: now.toISOString(), since: new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString() });
+    try {
+      this.db
+        .prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id AND (last_used_at IS NULL OR last_used_at <= @since) AND created_at <= @now')
+        .run({ id, now: now.toISOString(), since: new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString() });
+    } catch (e) {
+      if (!(e instanceof Database.SqliteError)) throw e;
+    }
   }
 
   /**
