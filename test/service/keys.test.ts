@@ -226,17 +226,34 @@ describe('revocation at the next call', () => {
     await refused(appCall(t, 'getLocation', { locationId }, fresh), { code: status.UNAUTHENTICATED, reason: 'API_KEY_ROTATED' });
   });
 
-  it('a removed role denies at the next call (the roles are read on every call)', async () => {
+  it('a removed or changed role denies at the next call (the roles are read on every call)', async () => {
     const made = await createKey([
       { role: 'operator', resourceType: 'organization', resourceId: orgId },
       { role: 'owner', resourceType: 'location', resourceId: locationId },
     ]);
     const md = bearer(await tokenFor(t, made.id, made.key));
     await appCall(t, 'updateLocationMetadata', { locationId, metadata: { a: 1 } }, md);
-    // What RemoveRole does (it lands with the users and roles work): the authorization row goes.
-    t.db().prepare("DELETE FROM authorizations WHERE identity_id = ? AND resource_type = 'location'").run(made.id);
+    await appCall(t, 'removeRole', { orgId, identityId: made.id, role: 'owner', resourceType: 'location', resourceId: locationId }, owner);
     await refused(appCall(t, 'updateLocationMetadata', { locationId, metadata: { a: 2 } }, md), { code: status.PERMISSION_DENIED, reason: 'PERMISSION_DENIED', message: /needs owner on location/ });
-    t.db().prepare('DELETE FROM authorizations WHERE identity_id = ?').run(made.id);
+    // ChangeRole too: the old role stops counting at the next call.
+    await appCall(
+      t,
+      'changeRole',
+      {
+        organizationId: orgId,
+        oldIdentityId: made.id,
+        oldRole: 'operator',
+        oldResourceType: 'organization',
+        oldResourceId: orgId,
+        newIdentityId: made.id,
+        newRole: 'operator',
+        newResourceType: 'robot',
+        newResourceId: robotId,
+      },
+      owner,
+    );
+    await refused(appCall(t, 'getLocation', { locationId }, md), { code: status.PERMISSION_DENIED });
+    await appCall(t, 'removeRole', { orgId, identityId: made.id, role: 'operator', resourceType: 'robot', resourceId: robotId }, owner);
     await refused(appCall(t, 'getLocation', { locationId }, md), { code: status.NOT_FOUND, reason: 'LOCATION_NOT_FOUND' });
   });
 });

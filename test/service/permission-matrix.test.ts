@@ -3,9 +3,9 @@
 // organization, a location and a machine × a key of another organization × no token, each key made
 // with CreateKey. The expectation comes from docs/PROTOCOL.md section 10 (written here, not read
 // from the rules.ts tables): allowed, PERMISSION_DENIED (seen without the role), NOT_FOUND (not
-// seen), UNAUTHENTICATED. Operations another branch implements (users, invites, roles,
-// CheckPermissions) are rows marked `pending`: they answer UNIMPLEMENTED to every signed-in caller
-// until they land, and then the row's own expectation applies once `pending` is taken off.
+// seen), UNAUTHENTICATED. A row of an operation not implemented yet is marked `pending`: it answers
+// UNIMPLEMENTED to every signed-in caller, and the row's own expectation applies once it lands (the
+// first test says which rows to flip).
 //
 // Fast: one service; one small world per identity (so that what an allowed caller deletes is its
 // own); every identity's calls in parallel, then the few that end a world, in order.
@@ -20,6 +20,8 @@ import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_traini
 import { MLTrainingServiceClient, MLTrainingServiceService, ModelType } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { appRules, trainingRules } from '../../service/server';
 import { TrainingStore } from '../../service/training/store';
+import { ApiKeyStore } from '../../service/access/keys';
+import { UserStore } from '../../service/access/users';
 import { appCall, bearer, call, ownerMetadata, startTestService, tokenFor, uploadFile, type TestService } from './helpers';
 
 type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine owner' | 'machine operator' | 'another organization' | 'no token';
@@ -48,6 +50,9 @@ interface World {
   readonly pendingJobId: string;
   readonly privateFragmentId: string;
   readonly publicFragmentId: string;
+  /** A user holding operator on the location. */
+  readonly memberId: string;
+  readonly memberEmail: string;
   /** Made for the case that consumes it (what it deletes, rotates, cancels), by the world's maker. */
   readonly fresh: Readonly<Record<string, string>>;
 }
@@ -63,7 +68,7 @@ interface Case {
   readonly fresh?: (w: Omit<World, 'fresh'>) => Promise<string>;
   /** Ends the world (or needs what parallel calls change): called after every other call (see beforeAll for the order). */
   readonly last?: boolean;
-  /** Implemented in another branch (r19-people): UNIMPLEMENTED for now. */
+  /** Not implemented yet: UNIMPLEMENTED for now. */
   readonly pending?: true;
   /** An expectation section 10's levels do not express. */
   readonly expected?: (identity: Identity) => 'OK' | status;
@@ -91,8 +96,13 @@ const job = (w: Omit<World, 'fresh'>, version: string, canceled = false) => {
   if (canceled) t.db().prepare('UPDATE training_jobs SET status = 6 WHERE id = ?').run(id);
   return Promise.resolve(id);
 };
-const email = 'invitee@example.com';
-const authorization = (w: World) => ({ authorizationType: 'role', authorizationId: 'location_operator', resourceType: 'location', resourceId: w.locationId, identityId: '', organizationId: w.orgId, identityType: 'user', roleId: 'operator' });
+let invites = 0;
+/** A pending invite (without mail) of operator on the location, for the case that consumes it; its email. */
+const invite = async (w: Omit<World, 'fresh'>) => {
+  const email = `invited-${++invites}-${runId}@example.com`;
+  await appCall(t, 'createOrganizationInvite', { orgId: w.orgId, email, sendEmailInvite: false, authorizations: [{ roleId: 'operator', resourceType: 'location', resourceId: w.locationId }] }, admin);
+  return email;
+};
 /** Owner on any organization: the caller's own or another. */
 const ownerAnywhere = (identity: Identity) => (identity === 'no token' ? status.UNAUTHENTICATED : identity === 'organization owner' || identity === 'another organization' ? 'OK' : status.PERMISSION_DENIED);
 
@@ -101,7 +111,7 @@ const app = (c: Omit<Case, 'service'>): Case => ({ service: 'app', ...c });
 const CASES: Case[] = [
   { service: 'auth', method: 'authenticate', level: 'none', need: 'public', request: () => ({}), call: () => tokenFor(t, t.service.bootstrap.apiKeyId, t.service.bootstrap.apiKey) },
   // Users and organizations.
-  app({ method: 'getUserIdByEmail', level: 'organization', need: 'owner', pending: true, expected: ownerAnywhere, request: () => ({ email }) }),
+  app({ method: 'getUserIdByEmail', level: 'organization', need: 'owner', expected: ownerAnywhere, request: (w) => ({ email: w.memberEmail }) }),
   app({ method: 'createOrganization', level: 'none', need: 'authenticated', request: () => ({ name: 'Made By Anyone' }) }),
   app({ method: 'listOrganizations', level: 'none', need: 'authenticated', request: () => ({}) }),
   app({ method: 'getOrganizationsWithAccessToLocation', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId }) }),
@@ -110,12 +120,25 @@ const CASES: Case[] = [
   app({ method: 'getOrganizationNamespaceAvailability', level: 'none', need: 'authenticated', request: () => ({ publicNamespace: 'anything-free' }) }),
   app({ method: 'updateOrganization', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, region: 'eu' }) }),
   app({ method: 'deleteOrganization', level: 'organization', need: 'owner', last: true, request: (w) => ({ orgId: w.orgId }) }),
-  app({ method: 'listOrganizationMembers', level: 'organization', need: 'operator', pending: true, request: (w) => ({ orgId: w.orgId }) }),
-  app({ method: 'createOrganizationInvite', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, email, authorizations: [authorization(w)], sendEmailInvite: false }) }),
-  app({ method: 'updateOrganizationInviteAuthorizations', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, email, addAuthorizations: [authorization(w)] }) }),
-  app({ method: 'deleteOrganizationMember', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, userId: 'user-1' }) }),
-  app({ method: 'deleteOrganizationInvite', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, email }) }),
-  app({ method: 'resendOrganizationInvite', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, email }) }),
+  app({ method: 'listOrganizationMembers', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) }),
+  app({
+    method: 'createOrganizationInvite',
+    level: 'organization',
+    need: 'owner',
+    request: (w) => ({ orgId: w.orgId, email: `new-${w.orgId}@example.com`, sendEmailInvite: false, authorizations: [{ roleId: 'operator', resourceType: 'robot', resourceId: w.robotId }] }),
+  }),
+  app({
+    method: 'updateOrganizationInviteAuthorizations',
+    level: 'organization',
+    need: 'owner',
+    fresh: invite,
+    request: (w) => ({ orgId: w.orgId, email: w.fresh.updateOrganizationInviteAuthorizations, addAuthorizations: [{ roleId: 'owner', resourceType: 'robot', resourceId: w.robotId }] }),
+  }),
+  app({ method: 'deleteOrganizationMember', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, userId: w.memberId }) }),
+  app({ method: 'deleteOrganizationInvite', level: 'organization', need: 'owner', fresh: invite, request: (w) => ({ orgId: w.orgId, email: w.fresh.deleteOrganizationInvite }) }),
+  app({ method: 'resendOrganizationInvite', level: 'organization', need: 'owner', fresh: invite, request: (w) => ({ orgId: w.orgId, email: w.fresh.resendOrganizationInvite }) }),
+  // Public: the invite's token is its credential (an unknown one is NOT_FOUND for everyone, a token or none).
+  app({ method: 'acceptOrganizationInvite', level: 'none', need: 'public', expected: () => status.NOT_FOUND, request: () => ({ token: 'no-such-invite-token' }) }),
   app({ method: 'getOrganizationMetadata', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) }),
   app({ method: 'updateOrganizationMetadata', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, metadata: { a: 1 } }) }),
   // Locations and their secrets.
@@ -193,13 +216,12 @@ const CASES: Case[] = [
   app({ method: 'setFragmentTag', level: 'registry', need: 'owner', request: (w) => ({ fragmentId: w.privateFragmentId, tag: 'canary' }) }),
   app({ method: 'deleteFragmentTag', level: 'registry', need: 'owner', request: (w) => ({ fragmentId: w.privateFragmentId, tag: 'stable' }) }),
   // Roles and permissions.
-  app({ method: 'addRole', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, identityId: w.fresh.addRole, role: 'operator', resourceType: 'robot', resourceId: w.robotId }), fresh: key }),
-  app({ method: 'removeRole', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId, identityId: w.fresh.removeRole, role: 'operator', resourceType: 'location', resourceId: w.locationId }), fresh: key }),
+  app({ method: 'addRole', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, identityId: w.fresh.addRole, role: 'operator', resourceType: 'robot', resourceId: w.robotId }), fresh: key }),
+  app({ method: 'removeRole', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, identityId: w.fresh.removeRole, role: 'operator', resourceType: 'location', resourceId: w.locationId }), fresh: key }),
   app({
     method: 'changeRole',
     level: 'organization',
     need: 'owner',
-    pending: true,
     fresh: key,
     request: (w) => ({
       organizationId: w.orgId,
@@ -213,8 +235,8 @@ const CASES: Case[] = [
       newResourceId: w.locationId,
     }),
   }),
-  app({ method: 'listAuthorizations', level: 'organization', need: 'owner', pending: true, request: (w) => ({ orgId: w.orgId }) }),
-  app({ method: 'checkPermissions', level: 'none', need: 'authenticated', pending: true, request: (w) => ({ permissions: [{ resourceType: 'robot', resourceId: w.robotId, permissions: ['read_robot'] }] }) }),
+  app({ method: 'listAuthorizations', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId }) }),
+  app({ method: 'checkPermissions', level: 'none', need: 'authenticated', request: (w) => ({ permissions: [{ resourceType: 'robot', resourceId: w.robotId, permissions: ['read_robot'] }] }) }),
   // Registry items and modules.
   app({ method: 'getRegistryItem', level: 'registry', need: 'sees', request: (w) => ({ itemId: w.scriptId }) }),
   app({ method: 'createRegistryItem', level: 'organization', need: 'owner', request: (w) => ({ organizationId: w.orgId, name: 'new-item', type: PackageType.PACKAGE_TYPE_ML_MODEL }) }),
@@ -291,7 +313,7 @@ const COVERS: Record<Exclude<Identity, 'another organization' | 'no token'>, Rec
 };
 
 function expected(identity: Identity, c: Case): 'OK' | status {
-  if (c.need === 'public') return 'OK';
+  if (c.need === 'public') return c.expected?.(identity) ?? 'OK';
   if (identity === 'no token') return status.UNAUTHENTICATED;
   if (c.pending) return status.UNIMPLEMENTED;
   if (c.expected) return c.expected(identity);
@@ -329,7 +351,10 @@ async function world(): Promise<Omit<World, 'fresh'>> {
   const privateFragmentId = (await appCall(t, 'createFragment', { orgId, name: 'Private base' }, admin)).fragment!.id;
   await appCall(t, 'setFragmentTag', { fragmentId: privateFragmentId, tag: 'stable' }, admin);
   const publicFragmentId = (await appCall(t, 'createFragment', { orgId, name: 'Public base', visibility: FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC }, admin)).fragment!.id;
-  const base = { orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner, namespace, moduleId, appName, scriptId: `${namespace}:trainer`, privateFragmentId, publicFragmentId, pendingJobId: '' };
+  const memberEmail = `member-${n}-${runId}@example.com`;
+  const memberId = new UserStore(t.db(), new ApiKeyStore(t.db())).create(memberEmail, 'Member').id;
+  await appCall(t, 'addRole', { orgId, identityId: memberId, role: 'operator', resourceType: 'location', resourceId: locationId }, admin);
+  const base = { memberId, memberEmail, orgId, locationId, childId, robotId, mainPartId: main.id, mainPartName: main.name, otherPartId, sharedWith, partner, namespace, moduleId, appName, scriptId: `${namespace}:trainer`, privateFragmentId, publicFragmentId, pendingJobId: '' };
   return { ...base, pendingJobId: await job(base, '0') };
 }
 
@@ -399,7 +424,7 @@ afterAll(async () => {
   await t.stop();
 });
 
-it('has a row for every operation of every service of the contract, and marks pending exactly those without a permission row yet', () => {
+it('has a row for every operation of every service of the contract, and marks pending exactly those without a permission row (or public handler) yet', () => {
   const definitions: Record<Service, object> = { app: AppServiceService, training: MLTrainingServiceService, auth: AuthServiceService };
   for (const [service, definition] of Object.entries(definitions) as [Service, object][]) {
     const rows = new Set(CASES.filter((c) => c.service === service).map((c) => c.method));
@@ -408,7 +433,7 @@ it('has a row for every operation of every service of the contract, and marks pe
   const ruled = new Set([...Object.keys(appRules), ...Object.keys(trainingRules)]);
   const pending = CASES.filter((c) => c.pending).map((c) => c.method);
   expect(pending.filter((m) => ruled.has(m)), 'implemented now: take `pending` off these rows').toEqual([]);
-  expect(CASES.filter((c) => !c.pending && c.service !== 'auth' && !ruled.has(c.method)).map((c) => c.method), 'rows of unimplemented operations must be marked pending').toEqual([]);
+  expect(CASES.filter((c) => !c.pending && c.need !== 'public' && !ruled.has(c.method)).map((c) => c.method), 'rows of unimplemented operations must be marked pending').toEqual([]);
 });
 
 describe.each(CASES.map((c) => [labelOf(c), c] as const))('%s', (_label, c) => {

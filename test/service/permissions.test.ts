@@ -280,9 +280,6 @@ async function world(): Promise<World> {
   await appCall(t, 'addRole', { orgId, identityId: memberId, role: 'operator', resourceType: 'location', resourceId: locationId }, owner);
   const invitedEmail = `invited-${worlds}-${runId}@example.com`;
   await appCall(t, 'createOrganizationInvite', { orgId, email: invitedEmail, sendEmailInvite: false, authorizations: [{ roleId: 'operator', resourceType: 'organization', resourceId: orgId }] }, owner);
-    memberId,
-    memberEmail,
-    invitedEmail,
   const keyId = (await appCall(t, 'createKey', { orgId, authorizations: [{ role: 'operator', resourceType: 'location', resourceId: locationId }] }, owner)).id;
   const locationSecretId = (await appCall(t, 'locationAuth', { locationId }, owner)).auth!.secrets[0]!.id;
   const partSecretId = main.secrets[0]!.id;

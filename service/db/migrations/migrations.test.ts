@@ -684,9 +684,10 @@ describe('0014 users', () => {
     expect(() => db.prepare("INSERT INTO organization_invite_authorizations (invite_id, resource_type, resource_id, role_id) VALUES (?, 'organization', ?, 'admin')").run(id, ORG)).toThrow(/CHECK/);
     db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
     expect(db.prepare('SELECT count(*) FROM organization_invite_authorizations').pluck().get()).toBe(0);
+  });
+});
 
 describe('0015 keys_and_secrets', () => {
-  // Its place in the list (0014, users and invites, lands from another branch).
   const step = serviceMigrations.indexOf(keysAndSecrets) + 1;
   const LOC = '33333333-3333-4333-8333-333333333333';
   const key = (db: Database.Database) =>
