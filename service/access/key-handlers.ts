@@ -65,12 +65,14 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
   /**
    * Key `id`, if the caller may manage it: owner on every organization it holds authorizations in.
    * A key unknown, deleted, or only in organizations the caller does not see is NOT_FOUND (one
-   * answer, so key ids cannot be probed); `self`: a key may act on itself whatever its roles.
+   * answer, so key ids cannot be probed). A key may delete itself whatever its roles (`self`), and
+   * a key holding no authorizations of its own (a user's key: its calls act as the user) may also
+   * rotate and rename itself: it manages its own credential and grants nothing.
    */
   const manageable = (ctx: CallContext, id: string, options: { self?: boolean } = {}): string[] => {
     if (!keys.isActive(id)) throw missing();
     const orgs = keys.organizationsOf(id);
-    if (options.self === true && id === ctx.caller.keyId) return orgs;
+    if (id === ctx.caller.keyId && (options.self === true || orgs.length === 0)) return orgs;
     const seen = new Set(ctx.grants.map((g) => g.organizationId));
     if (!orgs.some((o) => seen.has(o))) throw missing();
     const lacking = orgs.filter((o) => permissions.roleOn(ctx.grants, { kind: 'organization', id: o }) !== 'owner');
@@ -167,6 +169,8 @@ export function createKeyHandlers(keys: ApiKeyStore, authorizations: Authorizati
     },
 
     async createKeyFromExistingKeyAuthorizations(request, ctx) {
+      // Not on a key's own say: a copy of a user's key would be a key holding nothing.
+      if (keys.organizationsOf(request.id).length === 0) throw missing();
       manageable(ctx, request.id);
       // The rights and nothing more: not the name, not the last use.
       const wanted = keys.authorizationsOf([request.id]).map((row, i): Wanted => {

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeyStore } from '../../service/access/keys';
+import { UserStore } from '../../service/access/users';
 import { DATABASE_FILE } from '../../service/server';
 import { appCall, bearer, call, createKeyWithOrg, expectError, ownerMetadata, startTestService, tokenFor, type TestService } from './helpers';
 
@@ -193,6 +195,28 @@ describe('managing a key', () => {
     await refused(appCall(t, 'rotateKey', { id: both.id }, self), { code: status.PERMISSION_DENIED });
     await appCall(t, 'deleteKey', { id: both.id }, self);
     expect(await listed(both.id)).toBeUndefined();
+  });
+});
+
+describe("a user's key", () => {
+  it('holds no roles of its own: not listed, not managed by an organization owner, but rotated, renamed and deleted by itself', async () => {
+    const users = new UserStore(t.db(), new ApiKeyStore(t.db()));
+    const user = users.create(`keys-user-${Date.now()}@example.com`, 'Key User');
+    await appCall(t, 'addRole', { orgId, identityId: user.id, role: 'operator', resourceType: 'location', resourceId: locationId }, owner);
+    const key = users.addKey(user.id, 'laptop');
+    secrets.push(key.secret);
+    const md = bearer(await tokenFor(t, key.id, key.secret));
+    expect(await listed(key.id)).toBeUndefined();
+    await refused(appCall(t, 'rotateKey', { id: key.id }, owner), { code: status.NOT_FOUND, reason: 'API_KEY_NOT_FOUND' });
+    await refused(appCall(t, 'createKeyFromExistingKeyAuthorizations', { id: key.id }, md), { code: status.NOT_FOUND, reason: 'API_KEY_NOT_FOUND' });
+    expect(await appCall(t, 'renameKey', { id: key.id, name: 'old laptop' }, md)).toEqual({ id: key.id, name: 'old laptop' });
+    const rotated = await appCall(t, 'rotateKey', { id: key.id }, md);
+    secrets.push(rotated.key);
+    await refused(appCall(t, 'getLocation', { locationId }, md), { code: status.UNAUTHENTICATED, reason: 'API_KEY_ROTATED' });
+    const fresh = bearer(await tokenFor(t, key.id, rotated.key));
+    expect((await appCall(t, 'getLocation', { locationId }, fresh)).location!.id).toBe(locationId);
+    await appCall(t, 'deleteKey', { id: key.id }, fresh);
+    await refused(appCall(t, 'getLocation', { locationId }, fresh), { code: status.UNAUTHENTICATED, reason: 'API_KEY_DELETED' });
   });
 });
 
