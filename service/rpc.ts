@@ -7,7 +7,7 @@ import {
   type handleClientStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
-  type Metadata,
+  Metadata,
   type Server,
   type ServiceDefinition,
   type UntypedHandleCall,
@@ -80,6 +80,12 @@ export interface ResponseStream<Res> {
   write(message: Res): Promise<void>;
   /** Aborted when the client cancels or goes away: the handler should return. */
   readonly signal: AbortSignal;
+  /**
+   * Tell the client the call was let in (authenticated, permitted, its resource found): the
+   * response's headers go out now, before any message. A client then knows a refusal from a quiet
+   * stream at once, instead of guessing from a wait.
+   */
+  admitted(): void;
 }
 
 /**
@@ -189,7 +195,11 @@ export function addService<D extends ServiceDefinition>(
       };
       if (method.responseStream && !method.requestStream) {
         const handler = authHandler as StreamHandler<unknown, unknown, CallContext>;
-        implementation[name] = serverStream(label, log, async (request, metadata, stream) => handler(request, await admit(request, metadata), stream));
+        implementation[name] = serverStream(label, log, async (request, metadata, stream) => {
+          const context = await admit(request, metadata);
+          stream.admitted();
+          return handler(request, context, stream);
+        });
       } else if (method.requestStream && !method.responseStream) {
         const handler = authHandler as ClientStreamHandler<unknown, unknown, CallContext>;
         implementation[name] = clientStream(label, log, async (metadata, messages, signal) => {
@@ -276,8 +286,14 @@ function serverStream(
     const controller = new AbortController();
     call.on('cancelled', () => controller.abort());
     call.on('close', () => controller.abort());
+    let headersSent = false;
     const stream: ResponseStream<unknown> = {
       signal: controller.signal,
+      admitted: () => {
+        if (headersSent || controller.signal.aborted) return;
+        headersSent = true;
+        call.sendMetadata(new Metadata());
+      },
       write: (message) =>
         new Promise<void>((resolve) => {
           if (controller.signal.aborted || call.write(message)) {

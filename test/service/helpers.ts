@@ -218,16 +218,21 @@ export function openStream(t: TestService, method: string, request: unknown, met
 
 /**
  * How a stream's opening went, as a unary call would say it: rejects with the status the service
- * ended it with at once (refused before streaming), resolves with the messages of the first
- * `openMs` if it was let in (then cancels it).
+ * ended it with before letting it in; once let in (the service sends its headers then: `admitted`
+ * in service/rpc.ts), resolves with the messages of the first `openMs` (then cancels it). Whether it
+ * was let in is the service's word, never a guess from a wait, so a slow machine cannot turn a
+ * refusal into an admission.
  */
 export function streamAdmitted(stream: ClientReadableStream<unknown>, openMs = 300): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     const received: unknown[] = [];
-    const timer = setTimeout(() => {
-      resolve(received);
-      stream.cancel();
-    }, openMs);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    stream.on('metadata', () => {
+      timer = setTimeout(() => {
+        resolve(received);
+        stream.cancel();
+      }, openMs);
+    });
     stream.on('data', (m: unknown) => received.push(m));
     stream.on('error', (e: ServiceError) => {
       clearTimeout(timer);
