@@ -59,7 +59,7 @@ beforeAll(async () => {
   a = await open('a');
   b = await open('b');
   const { apiKeyId, apiKey } = service.bootstrap;
-    const address = service.address;
+  const address = service.address;
   orgId = service.bootstrap.orgId;
   await a.value('profiles.add', { name: 'Owner', address, tls: false, apiKeyId, apiKey });
   orgName = (await a.value('orgs.get', { orgId })).name;
