@@ -300,6 +300,11 @@ describe('a key limited to one location', () => {
     for (let i = 0; i < 20; i++) {
       expect((await a.value('locations.tree', { orgId })).locations.map((l) => l.name)).toEqual(['Reno Fulfillment Center']);
       expect((await a.value('access.permissions', { orgId })).fromCache).toBe(true);
+      expect((await a.value('orgs.get', { orgId })).name).toBe(orgName);
+      // A write is refused at once, saying why, without signing in again.
+      const write = await failure(a.call('locations.create', { orgId, name: `try ${i}` }));
+      expect(write.kind).toBe('unauthenticated');
+      expect(write.message).toMatch(/new key/);
     }
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const window = Date.now() - from;
