@@ -67,17 +67,15 @@ export function grantViews(list: readonly Pick<Authorization, 'resourceType' | '
   });
 }
 
-/** What the service answers of a member, with the fields it adds beyond the spec when it has them. */
-type WireMember = OrganizationMember & { readonly authorizations?: readonly Authorization[]; readonly name?: string };
-
-export function memberFromWire(m: WireMember, orgId: string, nameOf: NameOf): Omit<Member, 'lastOwner'> {
+/** A member with the roles and display name the service adds beyond the spec. */
+export function memberFromWire(m: OrganizationMember, orgId: string, nameOf: NameOf): Omit<Member, 'lastOwner'> {
   return {
     userId: m.userId,
-    name: m.name ?? '',
+    name: m.name,
     emails: m.emails,
     dateAdded: iso(m.dateAdded),
     lastLogin: iso(m.lastLogin),
-    grants: grantViews((m.authorizations ?? []).filter((a) => a.organizationId === '' || a.organizationId === orgId), nameOf),
+    grants: grantViews(m.authorizations.filter((a) => a.organizationId === '' || a.organizationId === orgId), nameOf),
   };
 }
 
