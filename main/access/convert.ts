@@ -104,3 +104,13 @@ export function keyFromWire(k: APIKeyWithAuthorizations, orgId: string | null, n
 export function secretSummary(s: SharedSecret): SecretSummary {
   return { id: s.id, createdOn: iso(s.createdOn) };
 }
+
+/** The service names resources by type and id ("needs owner on location <id>"): name the ones the cache knows, as the user sees them. */
+export function named(text: string, nameOf: NameOf | null): string {
+  if (!nameOf) return text;
+  return text.replace(/\b(organization|location|robot) ([0-9A-Za-z][0-9A-Za-z_-]{7,})/g, (all, type: string, id: string) => {
+    const kind = type === 'robot' ? 'machine' : (type as 'organization' | 'location');
+    const name = nameOf(kind, id);
+    return name === null ? all : `${kind} “${name}”`;
+  });
+}
