@@ -83,12 +83,9 @@ export function inviteFromWire(i: OrganizationInvite, nameOf: NameOf): Invite {
   return { orgId: i.organizationId, email: i.email, createdOn: iso(i.createdOn), grants: grantViews(i.authorizations, nameOf) };
 }
 
-/** A key as listed, with when it was last used when the service says (beyond the spec). */
-type WireKey = APIKey & { readonly lastUsed?: Date };
-
 /** A key as listed: the secret field (always empty in listings) is not carried over. `orgId` keeps only its roles there (null: all). */
 export function keyFromWire(k: APIKeyWithAuthorizations, orgId: string | null, nameOf: NameOf, thisKeyId: string): ApiKey {
-  const key: WireKey = k.apiKey ?? { id: '', key: '', name: '' };
+  const key: APIKey = k.apiKey ?? { id: '', key: '', name: '' };
   const authorizations = orgId === null ? k.authorizations : k.authorizations.filter((a) => a.organizationId === '' || a.organizationId === orgId);
   return {
     id: key.id,

@@ -303,6 +303,7 @@ describe('a key limited to one location', () => {
     const keys = await failure(a.call('access.keys', { orgId }));
     expect(keys.kind).toBe('permission-denied');
     expect(keys.message).toMatch(/not allowed to .*Use a profile whose key holds that role/);
+    expect(keys.message).toContain(`organization “${orgName}”`);
   });
 
   it('asks once for a new key when the key is rotated elsewhere: one sign-in per backoff step, the cache browsable, and goes on with the new key', async () => {
@@ -310,6 +311,8 @@ describe('a key limited to one location', () => {
     const { apiKeyId, apiKey } = service.bootstrap;
     const address = service.address;
     await b.value('profiles.add', { name: 'Owner', address, tls: false, apiKeyId, apiKey });
+    // Its use by the limited profile shows in the owner's list (recorded to the minute).
+    expect((await b.value('access.keys', { orgId })).keys.find((k) => k.id === limited.keyId)?.lastUsed).toMatch(/^\d{4}-/);
     const rotated = await b.value('access.rotateKey', { keyId: limited.keyId });
     secrets.add(rotated.secret);
 
