@@ -174,6 +174,21 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
   };
   const thisKeyId = () => (connection.profileId ? (ctx.profiles.get(connection.profileId)?.apiKeyId ?? '') : '');
 
+  /**
+   * The local service prints its own key at every start (its data dir keeps that copy), so the local
+   * profile signs in with it after a restart: rotating or deleting it from here would lock that
+   * profile out for good.
+   */
+  const notTheLocalKey = (keyId: string, what: string) => {
+    const active = connection.profileId ? ctx.profiles.get(connection.profileId) : undefined;
+    if (active?.kind === 'local' && active.apiKeyId === keyId) {
+      throw new AppError(
+        'invalid',
+        `Couldn't ${what}: it is the local service's own key, which the "${active.name}" profile signs in with at every start; without it that profile could not connect again. Make another key to share instead.`,
+      );
+    }
+  };
+
   /** After a change, refresh a cached list; a failure here must not turn the change (already made) into an error. */
   const refresh = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -392,6 +407,7 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     'access.rotateKey': ({ keyId }) =>
       explaining('rotate the key', () =>
         write(connection, 'rotate the key', async (client, cache, run) => {
+          notTheLocalKey(keyId, 'rotate the key');
           const r = await client.call('rotate the key', client.app.rotateKey, { id: keyId });
           const profileId = connection.profileId;
           // This profile's own key: keep the new secret where its key lives, or the app signs itself out.
@@ -427,6 +443,7 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     'access.deleteKey': ({ keyId }) =>
       explaining('delete the key', () =>
         write(connection, 'delete the key', async (client, _cache, run) => {
+          notTheLocalKey(keyId, 'delete the key');
           await client.call('delete the key', client.app.deleteKey, { id: keyId });
           issued.forget(keyId);
           await run('accessKeyRemove', keyId);

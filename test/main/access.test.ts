@@ -369,6 +369,24 @@ describe("rotating the profile's own key", () => {
   });
 });
 
+describe('the local profile', () => {
+  it("refuses to rotate or delete the local service's own key, which the local profile signs in with at every start", async () => {
+    const local = await openTestBackend(join(dir.path, 'local'), { timing, keychain: { store: new MemoryKeychain(), status: { available: true, reason: null } } });
+    try {
+      await local.backend.start();
+      const profile = (await local.value('profiles.list', {})).profiles.find((p) => p.kind === 'local')!;
+      for (const channel of ['access.rotateKey', 'access.deleteKey'] as const) {
+        const refused = await failure(local.call(channel, { keyId: profile.apiKeyId }));
+        expect(refused.kind).toBe('invalid');
+        expect(refused.message).toMatch(/local service's own key.*Make another key to share instead/);
+      }
+      expect((await local.value('connection.retry', {})).status).toBe('online');
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe('no secret at rest but in the keychain', () => {
   it('finds no key secret or secret value in the caches, the profiles files, the logs or any bridge event', async () => {
     expect(secrets.size).toBeGreaterThanOrEqual(8);
