@@ -211,12 +211,17 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     return { keyId, secret, name: known ?? '', rememberedUntil: until.toISOString() };
   };
 
-  /** The role-changing calls, then the roles of the resources they touched read again. */
-  const roleChange = (what: string, orgId: string, grants: readonly Grant[], call: (client: FleetClient) => Promise<unknown>) =>
+  /**
+   * The role-changing calls, then the roles of the resources they touched read again. A change of
+   * this profile's own key's roles changes what it may do (and may see): a sync round follows at once
+   * rather than at the next minute's check.
+   */
+  const roleChange = (what: string, orgId: string, identityId: string, grants: readonly Grant[], call: (client: FleetClient) => Promise<unknown>) =>
     explaining(what, () =>
       write(connection, what, async (client, _cache, run) => {
         await call(client);
         await refresh('who holds what', () => fetchRoles(client, run, orgId, [...new Set(grants.map((g) => g.resourceId))]));
+        if (identityId === thisKeyId()) void connection.sync().catch(() => undefined);
         return {};
       }),
     );
@@ -349,13 +354,13 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     },
 
     'access.addRole': ({ orgId, identityId, grant }) =>
-      roleChange('give the role', orgId, [grant], (client) => client.call('give the role', client.app.addRole, roleRequest(orgId, identityId, grant))),
+      roleChange('give the role', orgId, identityId, [grant], (client) => client.call('give the role', client.app.addRole, roleRequest(orgId, identityId, grant))),
 
     'access.removeRole': ({ orgId, identityId, grant }) =>
-      roleChange('take the role away', orgId, [grant], (client) => client.call('take the role away', client.app.removeRole, roleRequest(orgId, identityId, grant))),
+      roleChange('take the role away', orgId, identityId, [grant], (client) => client.call('take the role away', client.app.removeRole, roleRequest(orgId, identityId, grant))),
 
     'access.changeRole': ({ orgId, identityId, from, to }) =>
-      roleChange('change the role', orgId, [from, to], (client) =>
+      roleChange('change the role', orgId, identityId, [from, to], (client) =>
         client.call('change the role', client.app.changeRole, {
           organizationId: orgId,
           oldIdentityId: identityId,
