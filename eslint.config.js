@@ -83,7 +83,7 @@ function layer({ node = true, electron = false, forbid = [], also = [], why }) {
 const mainForbid = ['renderer', 'preload', 'service'];
 const mainWhy = 'main talks to the renderer only through the bridge, and to the service only over gRPC.';
 /** main's domain folders (see the main blocks below). */
-const mainDomains = ['orgs', 'locations', 'machines', 'logs', 'registry', 'training', 'ui', 'config', 'fragments'];
+const mainDomains = ['orgs', 'locations', 'machines', 'logs', 'registry', 'training', 'ui', 'config', 'fragments', 'access'];
 /** main's kernel folders: what the domains stand on. */
 const mainKernel = ['backend', 'cache', 'connection', 'fleet', 'fs', 'grpc', 'keychain', 'local-service', 'profiles', 'security', 'shell', 'web'];
 /** The files that put every domain together, and so may import them all. */

@@ -5,6 +5,7 @@
  * A new domain adds its file and one line in each of `requestSchemas` and `Responses`.
  */
 import type { z } from 'zod';
+import { accessRequests, type AccessResponses } from './access';
 import { configRequests, type ConfigResponses } from './config';
 import { connectionRequests, type ConnectionResponses } from './connection';
 import { fragmentsRequests, type FragmentsResponses } from './fragments';
@@ -31,6 +32,7 @@ export const requestSchemas = {
   ...trainingRequests,
   ...configRequests,
   ...fragmentsRequests,
+  ...accessRequests,
   ...uiRequests,
 } as const;
 
@@ -46,6 +48,7 @@ export type Responses = ProfilesResponses &
   TrainingResponses &
   ConfigResponses &
   FragmentsResponses &
+  AccessResponses &
   UiResponses;
 
 export type ChannelName = keyof typeof requestSchemas;

@@ -5,15 +5,18 @@ import { empty } from './schemas';
 /**
  * The link between the active profile and its service.
  * `connecting` — first contact after start or switch; `online` — the last call went through;
- * `offline` — the service could not be reached: reads answer from the cache, which is as old as `lastSyncedAt`.
+ * `offline` — the service could not be reached: reads answer from the cache, which is as old as `lastSyncedAt`;
+ * `needs-key` — the service answered but refused the profile's key (deleted, or rotated elsewhere): main
+ * stops signing in on its own (no retry storm) until a new key is given (`profiles.setKey`) or the
+ * user asks (`connection.retry`); `error` says why. Reads answer from the cache meanwhile, as offline.
  */
 export interface ConnectionState {
   readonly profileId: string | null;
-  readonly status: 'connecting' | 'online' | 'offline';
+  readonly status: 'connecting' | 'online' | 'offline' | 'needs-key';
   readonly address: string;
   /** When the cache was last brought up to date from the service; null if never. */
   readonly lastSyncedAt: IsoTime | null;
-  /** When the service stopped answering; null unless offline. */
+  /** When the service stopped answering (or refused the key); null unless offline or needs-key. */
   readonly offlineSince: IsoTime | null;
   /** When main will try the service again on its own; null unless offline. */
   readonly nextRetryAt: IsoTime | null;

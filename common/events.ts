@@ -2,6 +2,7 @@
  * Events main pushes to the renderer. They carry whole snapshots, so a renderer that missed one
  * is brought up to date by the next.
  */
+import type { PermissionsChanged } from './access';
 import type { ConnectionState } from './connection';
 import type { LocalServiceState } from './local-service';
 import type { LogViewUpdate, TailStatuses } from './logs';
@@ -46,6 +47,11 @@ export interface Events {
    * page can open such a link: it names a page to show, never an action to take.
    */
   'app.navigate': { readonly route: string };
+  /**
+   * What the active profile's key may do changed in these organizations (a sync found other roles, a
+   * switch): ask `access.permissions` again. Carries no secret, like every event.
+   */
+  'access.permissions': PermissionsChanged;
 }
 
 export type EventName = keyof Events;
@@ -64,6 +70,7 @@ const names = {
   'training.ended': true,
   'training.open': true,
   'app.navigate': true,
+  'access.permissions': true,
 } satisfies Record<EventName, true>;
 
 export const eventNames = Object.freeze(Object.keys(names)) as readonly EventName[];

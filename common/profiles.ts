@@ -56,10 +56,12 @@ export const profilesRequests = {
   'profiles.remove': z.object({ profileId: id }).strict(),
   /**
    * Give a remote profile its API key again (the keychain lost it, or it was kept for a session that
-   * ended). Main checks it against the profile's service first; on success it is stored and the
-   * profile reconnects. Nothing changes when the check fails.
+   * ended, or it was deleted or rotated elsewhere: connection state `needs-key`). Main checks it
+   * against the profile's service first; on success it is stored and the profile reconnects. Nothing
+   * changes when the check fails. `apiKeyId` replaces the profile's key id too (a new key rather
+   * than a rotated one); absent, the id stays.
    */
-  'profiles.setKey': z.object({ profileId: id, apiKey: z.string().min(1, 'must not be empty').max(1000, 'is too long') }).strict(),
+  'profiles.setKey': z.object({ profileId: id, apiKey: z.string().min(1, 'must not be empty').max(1000, 'is too long'), apiKeyId: id.optional() }).strict(),
 };
 
 export interface ProfilesResponses {

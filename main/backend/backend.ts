@@ -27,6 +27,9 @@ import { uiHandlers } from '../ui/handlers';
 import { trainingHandlers } from '../training/handlers';
 import { configHandlers } from '../config/handlers';
 import { fragmentsHandlers } from '../fragments/handlers';
+import { accessHandlers } from '../access/handlers';
+import { IssuedKeys } from '../access/issued';
+import { permissionsResource } from '../access/sync';
 import { TrainingWatcher, trainingResource, type TrainingNotify } from '../training/watcher';
 import type { CacheWorkerOptions } from '../cache/worker-client';
 import { profilesHandlers } from '../profiles/handlers';
@@ -97,7 +100,7 @@ export class Backend {
     };
     const connection = new Connection({
       events,
-      resources: [orgsResource(events), fleetResource(events, log), trainingResource({ apply: (...a) => trainingOf().apply(...a), publish: (c) => trainingOf().publish(c), wake: () => trainingOf().wake() }, log)],
+      resources: [orgsResource(events), fleetResource(events, log), permissionsResource(events, log), trainingResource({ apply: (...a) => trainingOf().apply(...a), publish: (c) => trainingOf().publish(c), wake: () => trainingOf().wake() }, log)],
       log,
       cacheWorker: options.cacheWorker,
       ...options.timing,
@@ -130,6 +133,8 @@ export class Backend {
         }
       },
     });
+    const issuedKeys = new IssuedKeys();
+    connection.scope(issuedKeys);
     this.#ctx = {
       events,
       connection,
@@ -161,6 +166,7 @@ export class Backend {
       ...trainingHandlers(this.#ctx, this.#training),
       ...configHandlers(this.#ctx),
       ...fragmentsHandlers(this.#ctx),
+      ...accessHandlers(this.#ctx, issuedKeys),
     };
   }
 

@@ -9,6 +9,12 @@ import type { CacheRunner, Connection } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
 import { AppError } from './errors';
 
+/** Whether the service is out of reach for now: offline, or its key refused (`needs-key`: no call signs in until a new key is given). */
+function away(connection: Connection): boolean {
+  const { status } = connection.state;
+  return status === 'offline' || status === 'needs-key';
+}
+
 /** A read through the cache: `online` asks the service, `cached` answers when it cannot be reached (null: not cached). */
 export async function readThrough<T>(
   connection: Connection,
@@ -21,11 +27,11 @@ export async function readThrough<T>(
     if (value === null) throw new AppError('offline', `${what} is not in the cache, and the service cannot be reached to read it. Reconnect to see it.`);
     return value;
   };
-  if (connection.state.status === 'offline' || !connection.hasService) return fromCache();
+  if (away(connection) || !connection.hasService) return fromCache();
   try {
     return await connection.use(online);
   } catch (e) {
-    if (e instanceof AppError && e.kind === 'offline') return fromCache();
+    if (e instanceof AppError && (e.kind === 'offline' || (e.kind === 'unauthenticated' && away(connection)))) return fromCache();
     throw e;
   }
 }

@@ -11,13 +11,14 @@ import { orgsJobs } from '../orgs/jobs';
 import { trainingJobs } from '../training/jobs';
 import { configJobs } from '../config/jobs';
 import { fragmentsJobs } from '../fragments/jobs';
+import { accessJobs } from '../access/jobs';
 import type { CacheDb } from './cache';
 import { kernelJobs, type WorkerTask } from './jobs';
 
 /** Every job by name; all-jobs.test.ts proves no two records name the same job. */
-export const jobRecords = [kernelJobs, fleetJobs, orgsJobs, machinesJobs, logsJobs, trainingJobs, configJobs, fragmentsJobs] as const;
+export const jobRecords = [kernelJobs, fleetJobs, orgsJobs, machinesJobs, logsJobs, trainingJobs, configJobs, fragmentsJobs, accessJobs] as const;
 
-export const cacheJobs = { ...kernelJobs, ...fleetJobs, ...orgsJobs, ...machinesJobs, ...logsJobs, ...trainingJobs, ...configJobs, ...fragmentsJobs };
+export const cacheJobs = { ...kernelJobs, ...fleetJobs, ...orgsJobs, ...machinesJobs, ...logsJobs, ...trainingJobs, ...configJobs, ...fragmentsJobs, ...accessJobs };
 
 /** Jobs that only read: they run even while a fleet replacement holds the write transaction open. */
 export const READ_JOBS: ReadonlySet<string> = new Set([...READER_JOBS, ...LOGS_READ_JOBS]);

@@ -60,6 +60,12 @@ export interface ConnectionOptions {
 /** Progress is published at most this often (a sync of thousands of machines reports many pages). */
 const PROGRESS_EVERY_MS = 250;
 
+/** What the renderer shows when the key is refused: the service's words, and what to do. */
+function keyRefused(message: string): string {
+  if (/Enter a new key/.test(message)) return message;
+  return `${message.replace(/ Check the key id and key of this profile\.$/, '')} It may have been deleted or rotated elsewhere: enter this profile’s new key to go on. Meanwhile you see the cached fleet.`;
+}
+
 /** The sync_state key of a complete round over every resource. */
 const ROUND = 'fleet';
 
@@ -251,7 +257,7 @@ export class Connection {
     if (session?.client) {
       session.attempt = 0;
       session.forceNext = true;
-      if (this.#state.status === 'offline') this.#set({ ...this.#state, status: 'connecting', nextRetryAt: null });
+      if (this.#state.status === 'offline' || this.#state.status === 'needs-key') this.#set({ ...this.#state, status: 'connecting', nextRetryAt: null });
       await this.#sync(session).catch(() => undefined);
     }
     return this.#state;
@@ -268,13 +274,18 @@ export class Connection {
     if (!session) throw new AppError('not-found', 'No profile is active.');
     const client = session.client;
     if (!client) throw new AppError(this.#state.error?.kind ?? 'offline', this.#state.error?.message ?? 'The service cannot be reached.');
+    // The key was refused: no call signs in again until a new key is given or a retry step comes (one sign-in per step, not one per click).
+    if (this.#state.status === 'needs-key' && this.#session === session) throw new AppError('unauthenticated', this.#state.error?.message ?? 'The service refused this profile’s API key. Enter a new key.');
     session.inflight += 1;
     try {
       const result = await fn(client, session.cache, (job, ...args) => session.run(job, ...args));
       if (this.#session === session && this.#state.status !== 'online') void this.#sync(session).catch(() => undefined);
       return result;
     } catch (e) {
-      if (e instanceof AppError && e.kind === 'offline' && this.#session === session && session.client === client) this.#goOffline(session, e);
+      if (e instanceof AppError && this.#session === session && session.client === client) {
+        if (e.kind === 'offline') this.#goOffline(session, e);
+        else if (e.kind === 'unauthenticated') this.#needKey(session, e);
+      }
       throw e;
     } finally {
       session.inflight -= 1;
@@ -338,8 +349,10 @@ export class Connection {
     } catch (e) {
       if (!current()) return;
       const error = e as AppError;
-      if (error.kind === 'offline' || error.kind === 'unauthenticated') {
+      if (error.kind === 'offline') {
         this.#goOffline(session, error);
+      } else if (error.kind === 'unauthenticated') {
+        this.#needKey(session, error);
       } else {
         // The service answered but a sync step failed: stay online, say what failed, try again later.
         this.#options.log(`sync: ${error.message}`);
@@ -354,15 +367,31 @@ export class Connection {
   }
 
   #goOffline(session: Session, error: AppError): void {
+    this.#backOff(session, error, 'offline');
+  }
+
+  /**
+   * The service refused the key (the client already signed in again once, so it is the key, not an
+   * expired token): say `needs-key` so the renderer asks for a new one, and try again only on the
+   * backoff's steps, each one round with one sign-in (`use` refuses at once meanwhile): a key
+   * deleted or rotated elsewhere costs the service one Authenticate per step, never a storm.
+   */
+  #needKey(session: Session, error: AppError): void {
+    if (this.#state.status === 'needs-key' && session.timer) return; // already asking; the step under way stands
+    this.#backOff(session, new AppError('unauthenticated', keyRefused(error.message)), 'needs-key');
+  }
+
+  #backOff(session: Session, error: AppError, status: 'offline' | 'needs-key'): void {
     const min = this.#options.retryMinMs ?? 1_000;
     const max = this.#options.retryMaxMs ?? 10_000;
     const delay = Math.min(max, min * 2 ** session.attempt);
     session.attempt += 1;
     const now = Date.now();
+    const away = this.#state.status === 'offline' || this.#state.status === 'needs-key';
     this.#set({
       ...this.#state,
-      status: 'offline',
-      offlineSince: this.#state.status === 'offline' && this.#state.offlineSince ? this.#state.offlineSince : new Date(now).toISOString(),
+      status,
+      offlineSince: away && this.#state.offlineSince ? this.#state.offlineSince : new Date(now).toISOString(),
       nextRetryAt: new Date(now + delay).toISOString(),
       error: error.toBridge(),
       sync: null,

@@ -390,3 +390,43 @@ export function removeOrgFleet(db: CacheDb, orgId: string): void {
 export function cachedOrgIds(db: CacheDb): string[] {
   return db.prepare('SELECT id FROM organizations ORDER BY name COLLATE NOCASE, id').pluck().all() as string[];
 }
+
+/** An organization's cached name, or null (the organizations table is the fleet's roots: every domain names them). */
+export function cachedOrgName(db: CacheDb, orgId: string): string | null {
+  return (db.prepare('SELECT name FROM organizations WHERE id = ?').pluck().get(orgId) as string | undefined) ?? null;
+}
+
+/** The ids of an organization's cached locations and machines: what a check over its whole tree names, without reading the rows. */
+export function treeIds(db: CacheDb, orgId: string): { locations: string[]; machines: string[] } {
+  return {
+    locations: db.prepare('SELECT id FROM locations WHERE org_id = ? ORDER BY id').pluck().all(orgId) as string[],
+    machines: db.prepare('SELECT id FROM machines WHERE org_id = ? ORDER BY id').pluck().all(orgId) as string[],
+  };
+}
+
+/**
+ * A resource and what covers it, nearest first, ending with the organization: a machine, its
+ * location and that location's parents; a location and its parents. As the tree of `orgId` has
+ * them (a shared location's parent is in its owning organization's tree, so the chain then ends at
+ * the location); the organization is always last.
+ */
+export function cachedChain(db: CacheDb, orgId: string, type: 'organization' | 'location' | 'machine', id: string): { type: 'organization' | 'location' | 'machine'; id: string; name: string | null }[] {
+  const org = { type: 'organization' as const, id: orgId, name: cachedOrgName(db, orgId) };
+  if (type === 'organization') return [org];
+  const chain: { type: 'organization' | 'location' | 'machine'; id: string; name: string | null }[] = [];
+  let locationId: string | null = id;
+  if (type === 'machine') {
+    const m = db.prepare('SELECT name, location_id FROM machines WHERE id = ? ORDER BY org_id = ? DESC LIMIT 1').get(id, orgId) as { name: string; location_id: string } | undefined;
+    chain.push({ type: 'machine', id, name: m?.name ?? null });
+    locationId = m?.location_id ?? null;
+  }
+  const seen = new Set<string>();
+  while (locationId && !seen.has(locationId)) {
+    seen.add(locationId);
+    const l = db.prepare('SELECT name, parent_location_id FROM locations WHERE id = ? ORDER BY org_id = ? DESC LIMIT 1').get(locationId, orgId) as { name: string; parent_location_id: string } | undefined;
+    chain.push({ type: 'location', id: locationId, name: l?.name ?? null });
+    locationId = l?.parent_location_id || null;
+  }
+  chain.push(org);
+  return chain;
+}

@@ -22,30 +22,43 @@ async function checkCredentials(target: { address: string; tls: boolean; apiKeyI
   }
 }
 
+/**
+ * Add a remote profile and switch to it: the credentials are checked first, so nothing is kept when
+ * they fail; the key goes to the keychain. `profiles.add` and a domain that makes a profile from a
+ * key it just made (access) both come through here.
+ */
+export async function addProfile(
+  ctx: BackendContext,
+  { name, address, tls, apiKeyId, apiKey, cleartextConfirmed }: { name: string; address: string; tls: boolean; apiKeyId: string; apiKey: string; cleartextConfirmed?: boolean },
+): Promise<void> {
+  const { profiles } = ctx;
+  if (profiles.profiles.some((p) => p.name.toLowerCase() === name.toLowerCase())) {
+    throw new AppError('conflict', `A profile named "${name}" exists already. Pick another name.`);
+  }
+  // Checked before anything is sent: without TLS the very first call would carry the key in the clear.
+  if (!tls && !isLoopbackAddress(address) && cleartextConfirmed !== true) {
+    throw new AppError(
+      'invalid',
+      `TLS is off, so the API key would travel to ${addressHost(address)} unencrypted, readable by anyone on the network between. Turn TLS on, or confirm that you accept sending it in cleartext.`,
+    );
+  }
+  await checkCredentials({ address, tls, apiKeyId, apiKey });
+  // The key first, then the profile: a failure in between leaves a stray keychain entry (harmless,
+  // overwritten or removed with its id) rather than a profile without its key.
+  const id = randomUUID();
+  await ctx.storeKey(id, apiKey);
+  profiles.add({ id, name, kind: 'remote', address, tls, apiKeyId });
+  // Waits for the first sync: the user just asked for this service and sees its fleet at once.
+  await ctx.activate(id, { wait: true });
+}
+
 export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesChannel> {
   const { profiles, keychain } = ctx;
   return {
     'profiles.list': () => ctx.profilesState(),
 
-    'profiles.add': async ({ name, address, tls, apiKeyId, apiKey, cleartextConfirmed }) => {
-      if (profiles.profiles.some((p) => p.name.toLowerCase() === name.toLowerCase())) {
-        throw new AppError('conflict', `A profile named "${name}" exists already. Pick another name.`);
-      }
-      // Checked before anything is sent: without TLS the very first call would carry the key in the clear.
-      if (!tls && !isLoopbackAddress(address) && cleartextConfirmed !== true) {
-        throw new AppError(
-          'invalid',
-          `TLS is off, so the API key would travel to ${addressHost(address)} unencrypted, readable by anyone on the network between. Turn TLS on, or confirm that you accept sending it in cleartext.`,
-        );
-      }
-      await checkCredentials({ address, tls, apiKeyId, apiKey });
-      // The key first, then the profile: a failure in between leaves a stray keychain entry (harmless,
-      // overwritten or removed with its id) rather than a profile without its key.
-      const id = randomUUID();
-      await ctx.storeKey(id, apiKey);
-      profiles.add({ id, name, kind: 'remote', address, tls, apiKeyId });
-      // Waits for the first sync: the user just asked for this service and sees its fleet at once.
-      await ctx.activate(id, { wait: true });
+    'profiles.add': async (request) => {
+      await addProfile(ctx, request);
       return ctx.profilesState();
     },
 
@@ -55,12 +68,14 @@ export function profilesHandlers(ctx: BackendContext): DomainHandlers<ProfilesCh
       return ctx.profilesState();
     },
 
-    'profiles.setKey': async ({ profileId, apiKey }) => {
+    'profiles.setKey': async ({ profileId, apiKey, apiKeyId }) => {
       const profile = profiles.get(profileId);
       if (!profile) throw new AppError('not-found', 'That profile does not exist (it may have been removed).');
       if (profile.kind === 'local') throw new AppError('invalid', 'The local profile gets its key from the embedded service; it needs none entered.');
-      await checkCredentials({ address: profile.address, tls: profile.tls, apiKeyId: profile.apiKeyId, apiKey });
+      const keyId = apiKeyId ?? profile.apiKeyId;
+      await checkCredentials({ address: profile.address, tls: profile.tls, apiKeyId: keyId, apiKey });
       await ctx.storeKey(profileId, apiKey);
+      if (keyId !== profile.apiKeyId) profiles.add({ ...profile, apiKeyId: keyId });
       if (profiles.activeId === profileId) await ctx.activate(profileId, { wait: true });
       return ctx.profilesState();
     },

@@ -15,6 +15,7 @@ import fragments from './0013_fragments';
 import machineFragments from './0014_machine_fragments';
 import partConfigDrafts from './0015_part_config_drafts';
 import fragmentDrafts from './0016_fragment_drafts';
+import access from './0017_access';
 
 /** Every schema step of the cache, in order. A step, once shipped, is never edited: add the next one. */
-export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments, machineFragments, partConfigDrafts, fragmentDrafts];
+export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments, machineFragments, partConfigDrafts, fragmentDrafts, access];
