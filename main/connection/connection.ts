@@ -311,6 +311,8 @@ export class Connection {
   async #round(session: Session): Promise<void> {
     const client = session.client;
     if (!client) return;
+    // A round is a step of the backoff (or the user's retry): the one sign-in it may make.
+    client.allowSignIn();
     const at = new Date().toISOString();
     const current = () => this.#session === session && session.client === client;
     const forced = session.forceNext;

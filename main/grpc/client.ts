@@ -64,6 +64,13 @@ export class FleetClient {
   readonly #deadlineMs: number;
   #token: string | null = null;
   #authenticating: Promise<string> | null = null;
+  /**
+   * Why the service refused this key at the last sign-in, while no new attempt is allowed: every
+   * user of this client (calls, log tails, uploads, each on its own retry schedule) is answered with
+   * it at once, so a revoked key costs the service one Authenticate per `allowSignIn` (the
+   * connection's backoff step), not one per caller per retry.
+   */
+  #refused: AppError | null = null;
 
   constructor(target: ServiceTarget, options: { deadlineMs?: number } = {}) {
     this.#target = target;
@@ -79,7 +86,13 @@ export class FleetClient {
   /** Authenticates now (used to check a new profile's credentials before saving it). */
   async authenticate(): Promise<void> {
     this.#token = null;
+    this.#refused = null;
     await this.#tokenFor();
+  }
+
+  /** The next sign-in may reach the service again after the key was refused (a backoff step came). */
+  allowSignIn(): void {
+    this.#refused = null;
   }
 
   /**
@@ -183,6 +196,7 @@ export class FleetClient {
 
   #tokenFor(what = 'sign in'): Promise<string> {
     if (this.#token) return Promise.resolve(this.#token);
+    if (this.#refused) return Promise.reject(this.#refused);
     // Concurrent calls share one Authenticate round trip.
     this.#authenticating ??= new Promise<string>((resolve, reject) => {
       this.#auth.authenticate(
@@ -190,7 +204,11 @@ export class FleetClient {
         new Metadata(),
         { deadline: Date.now() + this.#deadlineMs },
         (error, response) => {
-          if (error) reject(this.#toAppError(error, what));
+          if (error) {
+            const refused = this.#toAppError(error, what);
+            if (refused.kind === 'unauthenticated') this.#refused = refused;
+            reject(refused);
+          }
           else if (!response.accessToken) reject(new AppError('internal', 'The service answered Authenticate without a token.'));
           else resolve(response.accessToken);
         },

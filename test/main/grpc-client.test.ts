@@ -40,12 +40,16 @@ interface FakeService {
   stop(): Promise<void>;
 }
 
-async function startFakeService(listOrganizations: 'unauthenticated' | 'ok', options: { authDelayMs?: number } = {}): Promise<FakeService> {
+async function startFakeService(listOrganizations: 'unauthenticated' | 'ok', options: { authDelayMs?: number; refuseKey?: boolean } = {}): Promise<FakeService> {
   const authenticateCalls: AuthenticateRequest[] = [];
   const listCalls: string[] = [];
   const auth: Pick<AuthServiceServer, 'authenticate'> = {
     authenticate(call: ServerUnaryCall<AuthenticateRequest, AuthenticateResponse>, callback: sendUnaryData<AuthenticateResponse>) {
       authenticateCalls.push(call.request);
+      if (options.refuseKey) {
+        callback({ code: status.UNAUTHENTICATED, details: 'API key was deleted' });
+        return;
+      }
       const token = `token-${authenticateCalls.length}`;
       setTimeout(() => callback(null, { accessToken: token }), options.authDelayMs ?? 0);
     },
@@ -130,6 +134,19 @@ describe('FleetClient', () => {
     expect(fake.authenticateCalls[0]).toEqual({ entity: 'key-id', credentials: { type: 'api-key', payload: 'key-secret' } });
     // The retry carried the fresh token, not the refused one.
     expect(fake.listCalls).toEqual(['Bearer token-1', 'Bearer token-2']);
+  });
+
+  it('a refused key is not offered again until a step allows it: many callers, one Authenticate per step', async () => {
+    fake = await startFakeService('ok', { refuseKey: true });
+    client = clientForFake(fake);
+    expect((await failure(client.call('list organizations', client.app.listOrganizations, {}))).kind).toBe('unauthenticated');
+    // Log tails, uploads and calls retrying on their own schedules meanwhile: answered at once, no sign-in.
+    const errors = await Promise.all(Array.from({ length: 20 }, () => failure(client!.call('list organizations', client!.app.listOrganizations, {}))));
+    expect(errors.every((e) => e.kind === 'unauthenticated')).toBe(true);
+    expect(fake.authenticateCalls).toHaveLength(1);
+    client.allowSignIn();
+    await Promise.all(Array.from({ length: 5 }, () => failure(client!.call('list organizations', client!.app.listOrganizations, {}))));
+    expect(fake.authenticateCalls).toHaveLength(2);
   });
 
   it('concurrent calls share one Authenticate', async () => {
