@@ -18,7 +18,9 @@ import type { JsonObject } from '../fleetconfig';
 import type { EditorInfo } from '../proto/gen/fleet/app/v1/access';
 import type { Organization } from '../proto/gen/fleet/app/v1/orgs';
 import { Authorizations } from './access/authorizations';
+import { InviteStore } from './access/invites';
 import { ApiKeyStore } from './access/keys';
+import { UserStore } from './access/users';
 import type { Identity } from './permissions/engine';
 import { seedDemoFragments } from './fragments/demo';
 import { FragmentStore } from './fragments/store';
@@ -382,6 +384,28 @@ const DEMO_KEYS: readonly { readonly name: string; readonly roles: readonly (rea
   { name: 'polaris-ops', roles: [[POLARIS, 'owner']] },
 ];
 
+/** A demo user's role: on an organization, a location (by name) or a machine (by name), in organization `org`. */
+type DemoRole = readonly [org: string, on: 'organization' | 'location' | 'robot', name: string | null, role: 'owner' | 'operator'];
+
+/**
+ * The people of the demo fleet: members with roles at every scope (organization, location, machine),
+ * one of them in two organizations. They have no keys: `fleet-service --add-user <email>` gives one.
+ */
+export const DEMO_USERS: readonly { readonly email: string; readonly name: string; readonly roles: readonly DemoRole[] }[] = [
+  { email: 'dana.whitfield@acme-robotics.example', name: 'Dana Whitfield', roles: [[ACME, 'organization', null, 'owner']] },
+  { email: 'marco.reyes@acme-robotics.example', name: 'Marco Reyes', roles: [[ACME, 'organization', null, 'operator']] },
+  { email: 'jess.park@acme-robotics.example', name: 'Jess Park', roles: [[ACME, 'location', 'Reno Fulfillment Center', 'owner']] },
+  { email: 'sam.okafor@acme-robotics.example', name: 'Sam Okafor', roles: [[ACME, 'location', 'Building A', 'operator']] },
+  { email: 'lena.voss@northfield.example', name: 'Lena Voss', roles: [[NORTHFIELD, 'organization', null, 'owner'], [ACME, 'robot', 'amr-001', 'operator']] },
+  { email: 'tomas.berg@harborline.example', name: 'Tomás Berg', roles: [[HARBORLINE, 'robot', 'tug-001', 'owner'], [HARBORLINE, 'location', 'Yard West', 'operator']] },
+];
+
+/** Pending invites of the demo fleet: one sent by mail (its link was never delivered: resend it), one to be granted at sign-in. */
+export const DEMO_INVITES: readonly { readonly org: string; readonly email: string; readonly sendEmail: boolean; readonly roles: readonly DemoRole[] }[] = [
+  { org: ACME, email: 'ops-lead@acme-robotics.example', sendEmail: true, roles: [[ACME, 'location', 'Columbus DC', 'operator']] },
+  { org: NORTHFIELD, email: 'agronomist@northfield.example', sendEmail: false, roles: [[NORTHFIELD, 'organization', null, 'operator']] },
+];
+
 /** The configs of an organization's machines: which fragments (at which versions) each kind uses, mods, and the changes that led there. */
 function configPlan(orgName: string, fragments: ReadonlyMap<string, string>, editors: ReadonlyMap<string, EditorInfo>, random: () => number): ConfigPlan {
   const id = (key: string) => present(fragments.get(key), `demo fragment ${key}`);
@@ -542,5 +566,39 @@ export function seedDemoFleet(db: Database.Database, orgs: OrgStore, owner: Iden
   if (from !== undefined && partner !== undefined) {
     db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(from, partner.id, now.toISOString());
   }
+  seedDemoPeople(db, orgId, (org, name) => locationIds.get(org)?.get(name), now);
   return created;
+}
+
+/** The demo users with their roles, and the pending invites. */
+function seedDemoPeople(db: Database.Database, orgId: (name: string) => string | undefined, locationId: (org: string, name: string) => string | undefined, now: Date): void {
+  const users = new UserStore(db, new ApiKeyStore(db));
+  const authorizations = new Authorizations(db);
+  const resolve = ([org, on, name, role]: DemoRole): { organizationId: string; resourceType: 'organization' | 'location' | 'robot'; resourceId: string; role: 'owner' | 'operator' } | undefined => {
+    const organizationId = orgId(org);
+    if (organizationId === undefined) return undefined;
+    const resourceId =
+      on === 'organization'
+        ? organizationId
+        : on === 'location'
+          ? locationId(org, name ?? '')
+          : (db.prepare('SELECT r.id FROM robots r JOIN locations l ON l.id = r.location_id WHERE l.organization_id = ? AND r.name = ? ORDER BY r.id LIMIT 1').pluck().get(organizationId, name) as string | undefined);
+    return resourceId === undefined ? undefined : { organizationId, resourceType: on, resourceId, role };
+  };
+  for (const u of DEMO_USERS) {
+    const user = users.create(u.email, u.name, new Date(now.getTime() - 60 * 86_400_000));
+    for (const r of u.roles) {
+      const grant = resolve(r);
+      if (grant !== undefined) authorizations.grant({ type: 'user', id: user.id }, grant, now);
+    }
+  }
+  const invites = new InviteStore(db);
+  for (const i of DEMO_INVITES) {
+    const org = orgId(i.org);
+    const roles = i.roles.flatMap((r) => {
+      const g = resolve(r);
+      return g === undefined ? [] : [{ role: g.role, resourceType: g.resourceType, resourceId: g.resourceId }];
+    });
+    if (org !== undefined && roles.length > 0) invites.create(org, i.email, i.sendEmail, roles, new Date(now.getTime() - 2 * 86_400_000));
+  }
 }

@@ -148,6 +148,42 @@ export const Reason = {
   VISIBILITY_CONFLICT: 'VISIBILITY_CONFLICT',
   /** FAILED_PRECONDITION: DeleteFragment of a fragment machine parts, other fragments or another organization's default fragments still use. */
   FRAGMENT_IN_USE: 'FRAGMENT_IN_USE',
+  /** INVALID_ARGUMENT: an email address that is not `local@domain` (or is over 254 characters). */
+  EMAIL_INVALID: 'EMAIL_INVALID',
+  /** INVALID_ARGUMENT: a role other than `owner` or `operator`. */
+  ROLE_INVALID: 'ROLE_INVALID',
+  /** INVALID_ARGUMENT: a resource type other than `organization`, `location` or `robot`. */
+  RESOURCE_TYPE_INVALID: 'RESOURCE_TYPE_INVALID',
+  /** INVALID_ARGUMENT: a list of authorizations that must not be empty is (UpdateOrganizationInviteAuthorizations with nothing to add or remove). */
+  AUTHORIZATIONS_EMPTY: 'AUTHORIZATIONS_EMPTY',
+  /** INVALID_ARGUMENT: CheckPermissions with no entry. */
+  PERMISSIONS_EMPTY: 'PERMISSIONS_EMPTY',
+  /** INVALID_ARGUMENT: a permission string CheckPermissions does not know. */
+  PERMISSION_INVALID: 'PERMISSION_INVALID',
+  /** NOT_FOUND: no user with that email or id. */
+  USER_NOT_FOUND: 'USER_NOT_FOUND',
+  /** NOT_FOUND: the user holds no authorization in the organization. */
+  MEMBER_NOT_FOUND: 'MEMBER_NOT_FOUND',
+  /** NOT_FOUND: no pending invite for that email in the organization, or no pending invite with that token. */
+  INVITE_NOT_FOUND: 'INVITE_NOT_FOUND',
+  /** NOT_FOUND: AddRole/RemoveRole/ChangeRole naming no user and no live API key. */
+  IDENTITY_NOT_FOUND: 'IDENTITY_NOT_FOUND',
+  /** NOT_FOUND: an authorization's resource is unknown, not of its resource type, or not in the organization. */
+  RESOURCE_NOT_FOUND: 'RESOURCE_NOT_FOUND',
+  /** NOT_FOUND: RemoveRole/ChangeRole of a role the identity does not hold. */
+  AUTHORIZATION_NOT_FOUND: 'AUTHORIZATION_NOT_FOUND',
+  /** ALREADY_EXISTS: AddRole/ChangeRole of a role the identity already holds. */
+  AUTHORIZATION_EXISTS: 'AUTHORIZATION_EXISTS',
+  /** ALREADY_EXISTS: inviting the email of a user who is already a member. */
+  ALREADY_MEMBER: 'ALREADY_MEMBER',
+  /** ALREADY_EXISTS: an invite for that email is already pending in the organization. */
+  INVITE_EXISTS: 'INVITE_EXISTS',
+  /** FAILED_PRECONDITION: an invite update that would leave the invite without authorizations (delete it instead). */
+  LAST_INVITE_AUTHORIZATION: 'LAST_INVITE_AUTHORIZATION',
+  /** FAILED_PRECONDITION: removing or changing a role, or a member, would leave the organization without an owner. */
+  LAST_OWNER: 'LAST_OWNER',
+  /** UNAVAILABLE: the invite email could not be handed to the SMTP server; nothing was changed (a resend keeps the invite). */
+  MAIL_UNAVAILABLE: 'MAIL_UNAVAILABLE',
   /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */

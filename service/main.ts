@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { credentialsJson } from './bootstrap';
 import { describeCheck } from './registry/check';
 import { DEFAULT_UPLOAD_LIMITS } from './registry/handlers';
-import { checkDataDir, startService, type RunningService, type ServiceOptions } from './server';
+import { addUser, checkDataDir, startService, type RunningService, type ServiceOptions } from './server';
 import { DEFAULT_MAX_PENDING_JOBS } from './training/store';
 
 /** Read when --training-seconds is not given: the desktop app forks us with its environment, so end-to-end tests shorten jobs through it. */
@@ -15,8 +15,9 @@ const MAX_TRAINING_SECONDS = 86_400;
 /** Highest --max-pending-jobs accepted: a bound on what one organization can make every tick and listing carry. */
 const MAX_PENDING_JOBS_LIMIT = 1_000_000;
 
-const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL] [--training-seconds N] [--max-pending-jobs N] [--upload-idle-seconds N] [--uploads-per-key N] [--uploads-total N]
+const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [--demo-machines N]] [--log-rate N] [--token-ttl SECONDS] [--public-url URL] [--training-seconds N] [--max-pending-jobs N] [--upload-idle-seconds N] [--uploads-per-key N] [--uploads-total N] [--smtp URL [--mail-from ADDRESS]]
        fleet-service --check --data-dir DIR
+       fleet-service --add-user EMAIL [--user-name NAME] --data-dir DIR
 
   --listen HOST:PORT     address to serve gRPC on; port 0 takes a free port
   --data-dir DIR         database and bootstrap credentials; created if missing
@@ -33,6 +34,12 @@ const USAGE = `usage: fleet-service --listen HOST:PORT --data-dir DIR [--demo [-
                          its bytes kept for a resume (default ${DEFAULT_UPLOAD_LIMITS.idleMs / 1000})
   --uploads-per-key N    upload streams one API key may have open at once (default ${DEFAULT_UPLOAD_LIMITS.perKey})
   --uploads-total N      upload streams the service takes at once (default ${DEFAULT_UPLOAD_LIMITS.total})
+  --smtp URL             send invite mail through this SMTP server (smtp://[user:pass@]host[:port]
+                         or smtps://…); without it each mail is written to DIR/outbox/ and logged
+  --mail-from ADDRESS    the From of invite mail (default "Fleet Desk <fleet-desk@localhost>")
+  --add-user EMAIL       make a user with this email (or, if there is one, a new key of theirs),
+                         print {"user_id","api_key_id","api_key"} once and exit; --user-name NAME
+                         sets a new user's display name (default: the part of EMAIL before the @)
   --check                check the data dir instead of serving: every registry file row against
                          its file (present, size, SHA-256) and every upload's .part against its
                          row; prints what it found, exits 0 when all agree, 1 when not, 2 when
@@ -54,7 +61,7 @@ function count(values: Record<string, unknown>, name: string, max: number, what:
   return value;
 }
 
-function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServiceOptions | 'help' | { readonly check: string } {
+function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServiceOptions | 'help' | { readonly check: string } | { readonly addUser: string; readonly name?: string; readonly dataDir: string } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -75,6 +82,10 @@ function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.
         'uploads-per-key': { type: 'string' },
         'uploads-total': { type: 'string' },
         check: { type: 'boolean', default: false },
+        smtp: { type: 'string' },
+        'mail-from': { type: 'string' },
+        'add-user': { type: 'string' },
+        'user-name': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -87,6 +98,14 @@ function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.
     if (dataDir === undefined || dataDir === '') throw new UsageError('--check needs --data-dir');
     return { check: dataDir };
   }
+  if (values['add-user'] !== undefined) {
+    if (dataDir === undefined || dataDir === '') throw new UsageError('--add-user needs --data-dir');
+    return { addUser: values['add-user'], name: values['user-name'], dataDir };
+  }
+  const smtp = values.smtp;
+  if (smtp !== undefined && !/^smtps?:\/\/[^\s/]+\/?(\?\S*)?$/.test(smtp)) throw new UsageError('--smtp must be an smtp:// or smtps:// URL such as smtp://mail.example.com:587');
+  const from = values['mail-from'];
+  if (from !== undefined && (from.trim() === '' || /[\r\n]/.test(from))) throw new UsageError('--mail-from must be one address, such as "Fleet Desk <fleet@example.com>"');
   if (listen === undefined) throw new UsageError('--listen is required');
   const port = /^(?:\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(listen)?.[1];
   if (port === undefined || Number(port) > 65535) throw new UsageError(`--listen must be HOST:PORT with a port from 0 to 65535, not "${listen}"`);
@@ -126,7 +145,8 @@ function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.
   const perKey = count(values, 'uploads-per-key', 10_000, 'streams');
   const total = count(values, 'uploads-total', 100_000, 'streams');
   const uploads = { ...(idleSeconds !== undefined && { idleMs: idleSeconds * 1000 }), ...(perKey !== undefined && { perKey }), ...(total !== undefined && { total }) };
-  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl, training, uploads };
+  const mail = { ...(smtp !== undefined && { smtp }), ...(from !== undefined && { from }) };
+  return { listen, dataDir, demo: values.demo, demoMachines, logRate, tokenTtlSeconds, publicUrl, training, uploads, mail };
 }
 
 function fail(message: string): void {
@@ -178,6 +198,16 @@ async function main(): Promise<void> {
   }
   if (options === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if ('addUser' in options) {
+    try {
+      const added = addUser(options.dataDir, options.addUser, options.name);
+      process.stdout.write(`${JSON.stringify({ user_id: added.userId, api_key_id: added.apiKeyId, api_key: added.apiKey })}\n`);
+    } catch (e) {
+      fail(`cannot add the user: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = 2;
+    }
     return;
   }
   if ('check' in options) {

@@ -14,6 +14,12 @@ import { AuthServiceService } from '../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceService } from '../proto/gen/fleet/mltraining/v1/ml_training';
 import { Authorizations } from './access/authorizations';
 import { ApiKeyStore } from './access/keys';
+import { InviteStore } from './access/invites';
+import { createMailer, type MailOptions, type Mailer } from './access/mail';
+import { createAcceptHandler, createPeopleHandlers, peopleRules, signedIn } from './access/people-handlers';
+import { RoleStore } from './access/roles';
+import { emailAddress, UserStore, withUsers } from './access/users';
+import { displayName } from './validate';
 import { createGuard } from './auth/guard';
 import { createAuthHandlers } from './auth/handlers';
 import { DEFAULT_TOKEN_TTL_SECONDS, loadSigningSecret, TokenService } from './auth/tokens';
@@ -61,7 +67,7 @@ export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
 // One table per service from every domain's rows (a new domain adds its rules here); exported for
 // the tests that check every operation against them.
-export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules, fragmentRules);
+export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules, fragmentRules, peopleRules);
 export { trainingRules };
 
 /** The service's SQLite database, inside the data dir. */
@@ -107,6 +113,11 @@ export interface ServiceOptions {
   readonly training?: { readonly runMs?: number; readonly pendingMs?: number; readonly tickMs?: number; readonly maxPendingJobs?: number };
   /** Bounds on upload streams (idle timeout, streams per key and in all); docs/PROTOCOL.md section 8. */
   readonly uploads?: Partial<UploadLimits>;
+  /**
+   * Where invite mail goes: `smtp` (an smtp:// or smtps:// URL) sends it through that server;
+   * without it each mail is written to the data dir's `outbox/` and logged with its link.
+   */
+  readonly mail?: MailOptions;
   /** Server keepalive; default {@link DEFAULT_KEEPALIVE}. */
   readonly keepalive?: { readonly timeMs: number; readonly timeoutMs: number };
 }
@@ -195,7 +206,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Interrupted uploads are kept a day; swept hourly.
     const sweeper = setInterval(() => void sweep().catch((e: unknown) => log(`sweeping uploads failed: ${String(e)}`)), 3_600_000);
     sweeper.unref();
-    const feed = register(server, db, ttl, log, streams.signal, registry, maxPendingJobs, options.tailCheckMs);
+    const people = { mailer: createMailer(options.mail ?? {}, options.dataDir, log), baseUrl: () => (options.publicUrl ?? `http://${address}`).replace(/\/+$/, '') };
+    const feed = register(server, db, ttl, log, streams.signal, registry, maxPendingJobs, people, options.tailCheckMs);
     // Resumes the jobs a previous run left (their state is in their rows) before anyone can ask.
     const jobs = new TrainingRunner(db, new ModelShelf(db, registry.files), log, timing);
     runner = jobs;
@@ -249,6 +261,40 @@ export async function checkDataDir(dataDir: string): Promise<RegistryCheck> {
   }
 }
 
+/** A user made by {@link addUser}: the secret of their first key is here and nowhere else. */
+export interface AddedUser {
+  readonly userId: string;
+  readonly apiKeyId: string;
+  readonly apiKey: string;
+}
+
+/**
+ * The operator's way to make a user (`fleet-service --add-user EMAIL --data-dir DIR`): a user with
+ * that email and a first API key of theirs, or, for an email that has a user already, a new key of
+ * that user (a lost key is replaced this way). The data dir must have been set up by a start (a
+ * key made first would look like a data dir whose credentials file is lost); the service may be
+ * running on it. Migrates the database first, as starting would.
+ */
+export function addUser(dataDir: string, rawEmail: string, name?: string): AddedUser {
+  const email = emailAddress('--add-user', rawEmail);
+  const notSetUp = new Error(`${dataDir} holds no fleet service data dir yet: start the service on it once first`);
+  if (!existsSync(join(dataDir, DATABASE_FILE))) throw notSetUp;
+  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  try {
+    migrate(db, serviceMigrations);
+    const keys = new ApiKeyStore(db);
+    if (keys.count() === 0) throw notSetUp;
+    const users = new UserStore(db, keys);
+    return db.transaction(() => {
+      const user = users.byEmail(email) ?? users.create(email, name === undefined || name.trim() === '' ? email.slice(0, email.indexOf('@')) : displayName('--user-name', name));
+      const key = users.addKey(user.id, `${email} (operator)`);
+      return { userId: user.id, apiKeyId: key.id, apiKey: key.secret };
+    })();
+  } finally {
+    db.close();
+  }
+}
+
 /** Every service of the wire contract, plus the standard health and reflection services. */
 function register(
   server: Server,
@@ -258,19 +304,35 @@ function register(
   closing: AbortSignal,
   registry: { store: RegistryStore; files: RegistryFiles; uploads?: Partial<UploadLimits>; streams: UploadStreams; elsewhere: () => string | null },
   maxPendingJobs: number,
+  people: { readonly mailer: Mailer; readonly baseUrl: () => string },
   tailCheckMs?: number,
 ): LogFeed {
   const keys = new ApiKeyStore(db);
   const signingSecret = loadSigningSecret(db);
   const tokens = new TokenService(signingSecret, ttl);
-  const guard = createGuard(tokens, keys);
+  const users = new UserStore(db, keys);
+  // A user key's calls act as its user (docs/PROTOCOL.md, "Users, sign-in and invites").
+  const guard = withUsers(createGuard(tokens, keys), users);
   const permissions = new Permissions(db);
   const pages = new PageTokens(signingSecret);
   const authorizations = new Authorizations(db);
+  const peopleDeps = { db, users, invites: new InviteStore(db), roles: new RoleStore(db), authorizations, permissions, pages, log, ...people };
+  // A user's sign-in also grants the invites made for their email without mail.
+  const signIn = {
+    verify: async (id: string, secret: string) => {
+      const valid = await keys.verify(id, secret);
+      if (valid) signedIn(peopleDeps, id);
+      return valid;
+    },
+  };
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
-  // History entries name the caller as it was: its key's name at the time of the change.
-  const editorOf = (caller: Caller): EditorInfo => ({ identityType: caller.identity.type, identityId: caller.identity.id, displayName: keys.name(caller.keyId) ?? '' });
+  // History entries name the caller as it was: the user's display name, or its key's name, at the time of the change.
+  const editorOf = (caller: Caller): EditorInfo => ({
+    identityType: caller.identity.type,
+    identityId: caller.identity.id,
+    displayName: (caller.identity.type === 'user' ? users.byId(caller.identity.id)?.displayName : keys.name(caller.keyId)) ?? '',
+  });
   const fragments = new FragmentStore(db);
   const machines = new MachineStore(db, authorizations);
   const orgs = new OrgStore(db, authorizations);
@@ -282,12 +344,15 @@ function register(
     const defaults = orgs.defaultFragments(orgId);
     return defaults.length === 0 ? '{}' : JSON.stringify(importsAsConfig(defaults));
   };
-  addService(server, AuthServiceService, { public: createAuthHandlers(keys, tokens) }, guard, log);
+  addService(server, AuthServiceService, { public: createAuthHandlers(signIn, tokens) }, guard, log);
   addService(
     server,
     AppServiceService,
     {
+      // The invite token is AcceptOrganizationInvite's credential: the invited person has no key yet.
+      public: createAcceptHandler(peopleDeps),
       authenticated: {
+        ...createPeopleHandlers(peopleDeps),
         ...createOrgHandlers(orgs, partConfigs),
         ...createLocationHandlers(new LocationStore(db, authorizations), permissions, pages),
         ...createMachineHandlers(machines, permissions, pages, { configs: partConfigs, fragments, editorOf, newMachineConfig }),

@@ -25,7 +25,8 @@ const length = (s: string) => [...s].length;
 /** A required id: not empty, at most {@link MAX_ID_LENGTH} characters. */
 export function requiredId(field: string, value: string): string {
   if (value === '') throw invalidArgument(field, Reason.REQUIRED_FIELD_MISSING, `${field} is required`);
-  if (length(value) > MAX_ID_LENGTH) throw invalidArgument(field, Reason.FIELD_TOO_LONG, `${field} must be at most ${MAX_ID_LENGTH} characters`);
+  // Counting code points allocates; a string of at most MAX_ID_LENGTH UTF-16 units has no more code points than that (CheckPermissions checks 10,000 ids a call).
+  if (value.length > MAX_ID_LENGTH && length(value) > MAX_ID_LENGTH) throw invalidArgument(field, Reason.FIELD_TOO_LONG, `${field} must be at most ${MAX_ID_LENGTH} characters`);
   return value;
 }
 

@@ -228,11 +228,11 @@ const STREAMING: Readonly<Record<string, { requestStream: boolean; responseStrea
 /** Asserts `ops` are exactly the methods of the service, in the generated code and in the descriptor. */
 /**
  * RPCs the contract adds to the spec's operations (backwards compatible within v1), each described
- * in docs/PROTOCOL.md: resumable uploads need a way to ask what the service holds, and fragment tags a
- * way to be set.
+ * in docs/PROTOCOL.md: resumable uploads need a way to ask what the service holds, fragment tags a
+ * way to be set, and an invite a way to be accepted.
  */
 const ADDED_RPCS: Readonly<Record<string, readonly string[]>> = {
-  'fleet.app.v1.AppService': ['GetModuleFileUpload', 'ListRegistryItemVersions', 'SetFragmentTag', 'DeleteFragmentTag'],
+  'fleet.app.v1.AppService': ['GetModuleFileUpload', 'ListRegistryItemVersions', 'SetFragmentTag', 'DeleteFragmentTag', 'AcceptOrganizationInvite'],
   'fleet.mltraining.v1.MLTrainingService': ['ListTrainingDatasets', 'ListModelVersions'],
 };
 

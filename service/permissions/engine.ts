@@ -153,6 +153,11 @@ function best(a: Role | null, b: Role | null): Role | null {
   return RANK[a] >= RANK[b] ? a : b;
 }
 
+/** Whether `role` includes what `need` allows (owner includes operator). */
+export function atLeast(role: Role | null, need: Role): boolean {
+  return role !== null && RANK[role] >= RANK[need];
+}
+
 const NOT_FOUND_REASON: Record<TargetKind, { reason: Reason; what: string }> = {
   organization: { reason: Reason.ORGANIZATION_NOT_FOUND, what: 'organization' },
   location: { reason: Reason.LOCATION_NOT_FOUND, what: 'location' },
@@ -271,6 +276,95 @@ export class Permissions {
       | undefined;
     const robot = row && this.robot(row.robotId);
     return row && robot ? { kind: 'part', id: row.id, name: row.name, mainPart: row.mainPart === 1, robot } : undefined;
+  }
+
+  /**
+   * Organizations, locations and robots of `refs` resolved at once, in order (undefined for an
+   * unknown id): a fixed number of queries however many there are, for CheckPermissions of a whole
+   * tree (docs/PROTOCOL.md section 10). Targets are shared between refs naming the same location.
+   */
+  resolveMany(refs: readonly { readonly kind: ResourceType; readonly id: string }[]): (OrgTarget | LocationTarget | RobotTarget | undefined)[] {
+    const ids = (kind: ResourceType) => JSON.stringify([...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))]);
+    const orgs = new Set(this.db.prepare('SELECT id FROM organizations WHERE id IN (SELECT value FROM json_each(?))').pluck().all(ids('organization')) as string[]);
+    const robots = new Map(
+      (this.db.prepare('SELECT r.id, r.name, r.location_id AS locationId FROM json_each(?) j JOIN robots r ON r.id = j.value').all(ids('robot')) as { id: string; name: string; locationId: string }[]).map((r) => [r.id, r]),
+    );
+    const wanted = [...new Set([...refs.filter((r) => r.kind === 'location').map((r) => r.id), ...[...robots.values()].map((r) => r.locationId)])];
+    // Every wanted location with all its ancestors, and the shares of any of them.
+    const rows = this.db
+      .prepare(
+        `WITH RECURSIVE up (id) AS (
+           SELECT value FROM json_each(?)
+           UNION
+           SELECT l.parent_location_id FROM locations l JOIN up ON l.id = up.id WHERE l.parent_location_id IS NOT NULL
+         )
+         SELECT l.id, l.name, l.organization_id AS orgId, l.parent_location_id AS parentId FROM locations l WHERE l.id IN (SELECT id FROM up)`,
+      )
+      .all(JSON.stringify(wanted)) as { id: string; name: string; orgId: string; parentId: string | null }[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const shares = new Map<string, string[]>();
+    const shareRows = this.db
+      .prepare('SELECT location_id, organization_id FROM location_shares WHERE location_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+      .all(JSON.stringify([...byId.keys()])) as { location_id: string; organization_id: string }[];
+    for (const r of shareRows) shares.set(r.location_id, [...(shares.get(r.location_id) ?? []), r.organization_id]);
+    const locations = new Map<string, LocationTarget>();
+    const locationOf = (id: string): LocationTarget | undefined => {
+      const known = locations.get(id);
+      if (known !== undefined) return known;
+      const self = byId.get(id);
+      if (self === undefined) return undefined;
+      const ancestors: string[] = [];
+      for (let at: typeof self | undefined = self; at !== undefined && !ancestors.includes(at.id); at = at.parentId === null ? undefined : byId.get(at.parentId)) ancestors.push(at.id);
+      const target: LocationTarget = {
+        kind: 'location',
+        id,
+        name: self.name,
+        orgId: self.orgId,
+        parentId: self.parentId ?? '',
+        ancestors,
+        accessOrgIds: [...new Set([self.orgId, ...ancestors.flatMap((a) => shares.get(a) ?? [])])],
+      };
+      locations.set(id, target);
+      return target;
+    };
+    return refs.map((ref) => {
+      switch (ref.kind) {
+        case 'organization':
+          return orgs.has(ref.id) ? { kind: 'organization', id: ref.id } : undefined;
+        case 'location':
+          return locationOf(ref.id);
+        case 'robot': {
+          const robot = robots.get(ref.id);
+          const location = robot && locationOf(robot.locationId);
+          return robot && location ? { kind: 'robot', id: robot.id, name: robot.name, location } : undefined;
+        }
+      }
+    });
+  }
+
+  /**
+   * For each target (resolved by {@link resolveMany}; undefined for an unknown one): undefined when
+   * the caller does not see it, else the strongest role it holds there (null for none) — as
+   * {@link sees} and {@link roleOn} answer, computed once per location however many machines
+   * share it, so a tree of 10,000 machines costs little more than its locations.
+   */
+  rolesOn(grants: readonly Grant[], targets: readonly (OrgTarget | LocationTarget | RobotTarget | undefined)[]): (Role | null | undefined)[] {
+    const perLocation = new Map<string, Role | null | undefined>();
+    const onLocation = (location: LocationTarget) => {
+      if (perLocation.has(location.id)) return perLocation.get(location.id);
+      const role = this.sees(grants, location) ? this.roleOn(grants, location) : undefined;
+      perLocation.set(location.id, role);
+      return role;
+    };
+    const robotRoles = new Map<string, Role>();
+    for (const g of grants) if (g.resourceType === 'robot') robotRoles.set(g.resourceId, best(robotRoles.get(g.resourceId) ?? null, g.role) as Role);
+    return targets.map((target) => {
+      if (target === undefined) return undefined;
+      if (target.kind === 'organization') return this.sees(grants, target) ? this.roleOn(grants, target) : undefined;
+      if (target.kind === 'location') return onLocation(target);
+      const role = onLocation(target.location);
+      return role === undefined ? undefined : best(role, robotRoles.get(target.id) ?? null);
+    });
   }
 
   /**

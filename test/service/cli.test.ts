@@ -270,6 +270,8 @@ describe('service/main.ts', () => {
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--uploads-per-key', '0'], /--uploads-per-key must be a whole number of streams from 1 to 10000/],
     [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--upload-idle-seconds', 'soon'], /--upload-idle-seconds must be a whole number of seconds/],
     [['--check'], /--check needs --data-dir/],
+    [['--add-user', 'ada@example.com'], /--add-user needs --data-dir/],
+    [['--listen', '127.0.0.1:0', '--data-dir', nowhere, '--smtp', 'http://mail.example.com'], /--smtp must be an smtp:\/\/ or smtps:\/\/ URL/],
     [['FLEET_SERVICE_TRAINING_SECONDS=soon', '--listen', '127.0.0.1:0', '--data-dir', nowhere], /FLEET_SERVICE_TRAINING_SECONDS must be a number of seconds above 0/],
   ])('refuses %j with usage on stderr and exit code 2', async (args, why) => {
     // A leading NAME=value is put in the environment.
@@ -326,4 +328,36 @@ describe('service/main.ts --check', () => {
     expect(again.out.stderr).toMatch(/file-unrecorded: /);
     expect(await stop(again)).toBe(0);
   }, 60_000);
+});
+
+describe('service/main.ts --add-user', () => {
+  it('makes a user on a data dir in use and prints their key once, which signs in at once; refuses a bad email and a data dir never set up (exit 2)', async () => {
+    const dataDir = newDataDir();
+    const never = cli('--add-user', 'ada@example.com', '--data-dir', dataDir);
+    expect(await never.exited).toBe(2);
+    expect(never.out.stderr).toMatch(/start the service on it once first/);
+    expect(existsSync(dataDir)).toBe(false);
+
+    const c = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    const ready = await c.ready;
+    const added = cli('--add-user', 'Ada@Example.com', '--user-name', 'Ada', '--data-dir', dataDir);
+    expect(await added.exited).toBe(0);
+    const printed = JSON.parse(added.out.stdout) as { user_id: string; api_key_id: string; api_key: string };
+    expect(Object.keys(printed).sort()).toEqual(['api_key', 'api_key_id', 'user_id']);
+    expect(added.out.stderr).not.toContain(printed.api_key);
+    // Signs in; holds no role yet, so it sees no organization.
+    expect(await orgsVia({ ...ready, api_key_id: printed.api_key_id, api_key: printed.api_key })).toEqual([]);
+
+    const bad = cli('--add-user', 'not an email', '--data-dir', dataDir);
+    expect(await bad.exited).toBe(2);
+    expect(bad.out.stdout).toBe('');
+    expect(bad.out.stderr).toMatch(/cannot add the user: --add-user must be an email address/);
+    expect(await stop(c)).toBe(0);
+    const db = openDatabase(join(dataDir, DATABASE_FILE));
+    try {
+      expect(db.prepare('SELECT email, display_name FROM users').all()).toEqual([{ email: 'ada@example.com', display_name: 'Ada' }]);
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -88,6 +88,19 @@ describe('the demo fleet', () => {
     }
   });
 
+  it('has people: members with roles at organization, location and machine scope, one in two organizations, and pending invites', async () => {
+    const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
+    const acme = orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;
+    const { members, invites } = await appCall(t, 'listOrganizationMembers', { orgId: acme }, owner);
+    const held = Object.fromEntries(members.map((m) => [m.name, m.authorizations.map((a) => a.authorizationId).join()]));
+    expect(held).toMatchObject({ 'Dana Whitfield': 'organization_owner', 'Marco Reyes': 'organization_operator', 'Jess Park': 'location_owner', 'Sam Okafor': 'location_operator', 'Lena Voss': 'robot_operator' });
+    expect(invites.map((i) => i.email)).toEqual(['ops-lead@acme-robotics.example']);
+    const northfield = orgs.find((o) => o.name === 'Northfield Agri-Bots')!.id;
+    const people = await appCall(t, 'listOrganizationMembers', { orgId: northfield }, owner);
+    expect(people.members.map((m) => m.name)).toEqual(['Lena Voss']);
+    expect(people.invites.map((i) => i.email)).toEqual(['agronomist@northfield.example']);
+  });
+
   it('has the demo organizations with nested locations (site → building → floor), about a hundred machines of one to four parts, and metadata', async () => {
     const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
     expect(orgs.map((o) => o.name).sort()).toEqual(DEMO_ORGANIZATIONS.map((o) => o.name).sort());

@@ -21,6 +21,7 @@ import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
 import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
 import * as fragmentsMessages from '../../proto/gen/fleet/app/v1/fragments';
+import * as accessMessages from '../../proto/gen/fleet/app/v1/access';
 import { DATABASE_FILE, startService, type RunningService, type ServiceOptions } from '../../service/server';
 
 /** A fresh temp directory; removed by the returned function. */
@@ -187,15 +188,20 @@ type UnaryNames = { [K in keyof AppServiceClient]: LastOverload<AppServiceClient
 export type RequestOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[0];
 export type ResponseOfMethod<K extends UnaryNames> = LastOverload<AppServiceClient[K]>[1];
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
+const generated = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages, ...accessMessages } as unknown as Record<string, { fromPartial(value: unknown): unknown }>;
+// By lower-cased name too: the method getUserIdByEmail takes GetUserIDByEmailRequest.
+const messages = { ...Object.fromEntries(Object.entries(generated).map(([k, v]) => [k.toLowerCase(), v])), ...generated };
+
+/** A request with any field, at any depth, left out (`fromPartial` fills proto3 defaults at every level). */
+export type DeepPartial<T> = T extends Date | Buffer | Uint8Array ? T : T extends readonly (infer U)[] ? DeepPartial<U>[] : T extends object ? { [P in keyof T]?: DeepPartial<T[P]> } : T;
 
 /**
  * Call AppService method `method` with a partial request (the rest takes proto3 defaults, as
  * `fromPartial` fills them), with `metadata`.
  */
-export function appCall<K extends UnaryNames>(t: TestService, method: K, request: Partial<RequestOfMethod<K>>, metadata: Metadata): Promise<ResponseOfMethod<K>> {
+export function appCall<K extends UnaryNames>(t: TestService, method: K, request: DeepPartial<RequestOfMethod<K>>, metadata: Metadata): Promise<ResponseOfMethod<K>> {
   const name = `${method.charAt(0).toUpperCase()}${method.slice(1)}Request`;
-  const message = messages[name];
+  const message = messages[name] ?? messages[name.toLowerCase()];
   if (message === undefined) throw new Error(`no message ${name} in the generated code`);
   if ((AppServiceService as Record<string, { responseStream: boolean }>)[method]?.responseStream) {
     return streamAdmitted(openStream(t, method, message.fromPartial(request), metadata)) as Promise<ResponseOfMethod<K>>;

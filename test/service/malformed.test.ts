@@ -13,6 +13,7 @@ import * as logsMessages from '../../proto/gen/fleet/app/v1/logs';
 import * as registryMessages from '../../proto/gen/fleet/app/v1/registry';
 import * as appsMessages from '../../proto/gen/fleet/app/v1/apps';
 import * as fragmentsMessages from '../../proto/gen/fleet/app/v1/fragments';
+import * as accessMessages from '../../proto/gen/fleet/app/v1/access';
 import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { AppServiceService } from '../../proto/gen/fleet/app/v1/app';
@@ -20,10 +21,12 @@ import { appRules, trainingRules } from '../../service/server';
 import { TrainingStore } from '../../service/training/store';
 import { appCall, call, ownerMetadata, startTestService, uploadFile, type TestService } from './helpers';
 
-const messages = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages, ...trainingMessages } as unknown as Record<
+const generated = { ...orgsMessages, ...locationsMessages, ...machinesMessages, ...logsMessages, ...registryMessages, ...appsMessages, ...fragmentsMessages, ...trainingMessages, ...accessMessages } as unknown as Record<
   string,
   { fromPartial(v: unknown): Record<string, unknown> }
 >;
+// By lower-cased name too: the method getUserIdByEmail takes GetUserIDByEmailRequest.
+const messages: typeof generated = { ...Object.fromEntries(Object.entries(generated).map(([k, v]) => [k.toLowerCase(), v])), ...generated };
 const isTraining = (method: string) => method in trainingRules;
 const definitionOf = (method: string) => (isTraining(method) ? MLTrainingServiceService : AppServiceService) as Record<string, { path: string; requestStream: boolean }>;
 
@@ -104,6 +107,17 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
       fc.uint8Array({ maxLength: 100 }).map((b) => ({ $case: 'file', value: Buffer.from(b) })),
     );
   }
+  // Authorizations of invites and permission checks: real and odd roles, types and ids.
+  if (name === 'authorizations' || name === 'addAuthorizations' || name === 'removeAuthorizations') {
+    return fc.oneof(anyList, fc.array(fc.record({ roleId: fc.oneof(anyString, fc.constantFrom('owner', 'operator')), resourceType: fc.oneof(anyString, fc.constantFrom('organization', 'location', 'robot')), resourceId: fc.oneof(anyString, fc.constant(real.robotId)) }), { maxLength: 4 }));
+  }
+  if (name === 'permissions') {
+    return fc.array(fc.record({ resourceType: fc.oneof(anyString, fc.constantFrom('organization', 'location', 'robot')), resourceId: fc.oneof(anyString, fc.constant(real.robotId)), permissions: fc.oneof(anyList, fc.array(fc.constantFrom('read_robot', 'write_robot', 'read_organization'), { maxLength: 3 })) }), { maxLength: 4 });
+  }
+  if (name === 'role' || name === 'oldRole' || name === 'newRole') return fc.oneof(anyString, fc.constantFrom('owner', 'operator'));
+  if (/^(old|new)?[rR]esourceType$/.test(name)) return fc.oneof(anyString, fc.constantFrom('organization', 'location', 'robot'));
+  if (name === 'sendEmailInvite') return fc.option(fc.boolean(), { nil: undefined });
+  if (name === 'email') return fc.oneof(anyString, fc.constantFrom('ada@example.com', 'ADA@Example.com', 'a@b', 'x@y.z'));
   if (typeof defaultValue === 'boolean') return fc.boolean();
   if (typeof defaultValue === 'string') return anyString;
   if (typeof defaultValue === 'number') return anyNumber;
@@ -135,7 +149,7 @@ function callMalformed(method: string, request: Record<string, unknown>, metadat
 
 function requestArbitrary(method: string): fc.Arbitrary<Record<string, unknown>> {
   const type = `${method.charAt(0).toUpperCase()}${method.slice(1)}Request`;
-  const message = messages[type];
+  const message = messages[type] ?? messages[type.toLowerCase()];
   if (message === undefined) throw new Error(`no ${type}`);
   const defaults = message.fromPartial({});
   const fields = [...new Set([...Object.keys(defaults), ...(OPTIONAL_FIELDS[type] ?? []), ...('metadata' in defaults || /Metadata$/.test(method) ? ['metadata'] : [])])];

@@ -9,6 +9,8 @@ import { appCall, call, createKeyWithOrg, bearer, ownerMetadata, scopedKey, star
 import * as trainingMessages from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { MLTrainingServiceClient, ModelType, type MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
 import { TrainingStore } from '../../service/training/store';
+import { ApiKeyStore } from '../../service/access/keys';
+import { UserStore } from '../../service/access/users';
 import { AppType } from '../../proto/gen/fleet/app/v1/apps';
 import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import { FragmentVisibility } from '../../proto/gen/fleet/app/v1/fragments';
@@ -16,8 +18,11 @@ import type { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { appRules, trainingRules } from '../../service/server';
 
 type Identity = 'organization owner' | 'organization operator' | 'location owner' | 'location operator' | 'machine operator' | 'another organization' | 'no token';
-/** `registry`: a private item, module or fragment of the organization (roles on the organization; others do not see it). */
-type Level = 'none' | 'organization' | 'location' | 'robot' | 'registry';
+/**
+ * `registry`: a private item, module or fragment of the organization (roles on the organization; others do not see it).
+ * `anyOwner`: owner on any organization (GetUserIDByEmail): another organization's owner too.
+ */
+type Level = 'none' | 'organization' | 'location' | 'robot' | 'registry' | 'anyOwner';
 type Need = 'authenticated' | 'sees' | 'operator' | 'owner';
 
 interface World {
@@ -44,6 +49,10 @@ interface World {
   /** Fragments of the organization, none in use: a private one tagged "stable", and a public one. */
   readonly privateFragmentId: string;
   readonly publicFragmentId: string;
+  /** A user holding operator on the location, and a pending invite (without mail) of organization operator. */
+  readonly memberId: string;
+  readonly memberEmail: string;
+  readonly invitedEmail: string;
 }
 
 interface Case {
@@ -57,6 +66,24 @@ interface Case {
 }
 
 const CASES: Case[] = [
+  // Members, invites and roles (section 11, "Users and organizations", "Roles and permissions").
+  { method: 'getUserIdByEmail', level: 'anyOwner', need: 'owner', request: (w) => ({ email: w.memberEmail }) },
+  { method: 'listOrganizationMembers', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'createOrganizationInvite', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, email: 'someone-new@example.com', sendEmailInvite: false }) },
+  { method: 'updateOrganizationInviteAuthorizations', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, email: w.invitedEmail, addAuthorizations: [{ roleId: 'owner', resourceType: 'robot', resourceId: w.robotId }] }) },
+  { method: 'deleteOrganizationInvite', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, email: w.invitedEmail }) },
+  { method: 'resendOrganizationInvite', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, email: w.invitedEmail }) },
+  { method: 'deleteOrganizationMember', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, userId: w.memberId }) },
+  { method: 'addRole', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, identityId: w.memberId, role: 'owner', resourceType: 'robot', resourceId: w.robotId }) },
+  { method: 'removeRole', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, identityId: w.memberId, role: 'operator', resourceType: 'location', resourceId: w.locationId }) },
+  {
+    method: 'changeRole',
+    level: 'organization',
+    need: 'owner',
+    request: (w) => ({ organizationId: w.orgId, oldIdentityId: w.memberId, oldRole: 'operator', oldResourceType: 'location', oldResourceId: w.locationId, newIdentityId: w.memberId, newRole: 'owner', newResourceType: 'location', newResourceId: w.locationId }),
+  },
+  { method: 'listAuthorizations', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'checkPermissions', level: 'none', need: 'authenticated', request: (w) => ({ permissions: [{ resourceType: 'robot', resourceId: w.robotId, permissions: ['read_robot'] }] }) },
   { method: 'createOrganization', level: 'none', need: 'authenticated', request: () => ({ name: 'Made By Anyone' }) },
   { method: 'listOrganizations', level: 'none', need: 'authenticated', request: () => ({}) },
   { method: 'getOrganization', level: 'organization', need: 'sees', request: (w) => ({ orgId: w.orgId }) },
@@ -174,6 +201,7 @@ function expected(identity: Identity, c: Case): 'OK' | status {
     if (identity === 'organization operator') return c.need === 'owner' ? status.PERMISSION_DENIED : 'OK';
     return status.NOT_FOUND;
   }
+  if (c.level === 'anyOwner') return identity === 'organization owner' || identity === 'another organization' ? 'OK' : status.PERMISSION_DENIED;
   if (c.need === 'authenticated' || c.level === 'none') return 'OK';
   if (identity === 'another organization') return status.NOT_FOUND;
   // Every in-organization caller sees the organization, so a call needing only that goes through.
@@ -229,7 +257,15 @@ async function world(): Promise<World> {
   const privateFragmentId = (await appCall(t, 'createFragment', { orgId, name: 'Private base' }, owner)).fragment!.id;
   await appCall(t, 'setFragmentTag', { fragmentId: privateFragmentId, tag: 'stable' }, owner);
   const publicFragmentId = (await appCall(t, 'createFragment', { orgId, name: 'Public base', visibility: FragmentVisibility.FRAGMENT_VISIBILITY_PUBLIC }, owner)).fragment!.id;
+  const memberEmail = `member-${worlds}-${runId}@example.com`;
+  const memberId = new UserStore(t.db(), new ApiKeyStore(t.db())).create(memberEmail, 'Member').id;
+  await appCall(t, 'addRole', { orgId, identityId: memberId, role: 'operator', resourceType: 'location', resourceId: locationId }, owner);
+  const invitedEmail = `invited-${worlds}-${runId}@example.com`;
+  await appCall(t, 'createOrganizationInvite', { orgId, email: invitedEmail, sendEmailInvite: false, authorizations: [{ roleId: 'operator', resourceType: 'organization', resourceId: orgId }] }, owner);
   return {
+    memberId,
+    memberEmail,
+    invitedEmail,
     orgId,
     locationId,
     childId,
@@ -291,10 +327,10 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the nine of fragments and the eight of ML training, which are every operation in the permission tables', () => {
+it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the nine of fragments, the twelve of people and the eight of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(71);
+  expect(covered.size).toBe(83);
   expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
   expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
-  expect(Object.keys(appRules)).toHaveLength(63);
+  expect(Object.keys(appRules)).toHaveLength(75);
 });

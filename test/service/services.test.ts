@@ -13,10 +13,14 @@ import { callAnyKind, expectError, ownerMetadata, rawClient, startTestService, t
 const GENERATED: readonly Readonly<Record<string, MethodShape>>[] = [AuthServiceService, AppServiceService, MLTrainingServiceService];
 
 const label = (service: string, name: string) => `${service}/${name.charAt(0).toUpperCase()}${name.slice(1)}`;
-/** Authenticate, and every AppService and MLTrainingService method with a row in a permission table (a handler cannot be registered without one). */
+/**
+ * Authenticate and AcceptOrganizationInvite (public: no row), and every AppService and
+ * MLTrainingService method with a row in a permission table (a handler cannot be registered without one).
+ */
 const IMPLEMENTED = new Set([
   'AuthService/Authenticate',
-  ...Object.keys(appRules).map((name) => label('AppService', name)),
+  'AppService/AcceptOrganizationInvite',
+  ...Object.keys(appRules).map((name) => methodLabel((AppServiceService as Record<string, MethodShape>)[name]?.path ?? label('AppService', name))),
   ...Object.keys(trainingRules).map((name) => label('MLTrainingService', name)),
 ]);
 const methods = GENERATED.flatMap((definition) => Object.values(definition));

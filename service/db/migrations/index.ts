@@ -12,6 +12,7 @@ import { training } from './0010_training';
 import { partHistory } from './0011_part_history';
 import { fragments } from './0012_fragments';
 import { defaultFragments } from './0013_default_fragments';
+import { users } from './0014_users';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments, users];

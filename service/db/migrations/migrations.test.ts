@@ -650,3 +650,38 @@ describe('0013 default_fragments', () => {
     expect(db.prepare('SELECT count(*) FROM organization_default_fragments').pluck().get()).toBe(0);
   });
 });
+
+describe('0014 users', () => {
+  const USER = '33333333-3333-4333-8333-333333333333';
+  const user = (db: Database.Database, id: string, email: string) =>
+    db.prepare("INSERT INTO users (id, email, display_name, created_at) VALUES (?, ?, 'Ada', ?)").run(id, email, NOW);
+  const invite = (db: Database.Database, email: string) =>
+    db.prepare('INSERT INTO organization_invites (organization_id, email, send_email, token_hash, created_at) VALUES (?, ?, 1, NULL, ?)').run(ORG, email, NOW);
+
+  it('creates STRICT tables for users, invites and their authorizations, and gives api_keys a user', () => {
+    const db = migratedTo(14);
+    for (const table of ['users', 'organization_invites', 'organization_invite_authorizations']) expect(isStrict(db, table)).toBe(true);
+    expect(columns(db, 'users')).toEqual({ id: 'TEXT NOT NULL PK', email: 'TEXT NOT NULL', display_name: 'TEXT NOT NULL', created_at: 'TEXT NOT NULL', last_login: 'TEXT' });
+    expect(columns(db, 'api_keys')).toMatchObject({ user_id: 'TEXT' });
+  });
+
+  it('keeps emails lower-cased and unique, refuses keys of unknown users, and drops invites with their organization', () => {
+    const db = migratedTo(14);
+    user(db, USER, 'ada@example.com');
+    expect(() => user(db, '44444444-4444-4444-8444-444444444444', 'ada@example.com')).toThrow(/UNIQUE/);
+    expect(() => user(db, '44444444-4444-4444-8444-444444444444', 'Bob@example.com')).toThrow(/CHECK/);
+    expect(() => user(db, '44444444-4444-4444-8444-444444444444', 'nobody')).toThrow(/CHECK/);
+    const key = (userId: string) =>
+      db.prepare("INSERT INTO api_keys (id, name, hash_scheme, salt, hash, created_at, user_id) VALUES (?, 'k', 'x', zeroblob(16), zeroblob(32), ?, ?)").run(KEY, NOW, userId);
+    expect(() => key('55555555-5555-4555-8555-555555555555')).toThrow(/FOREIGN KEY/);
+    key(USER);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    const id = invite(db, 'ada@example.com').lastInsertRowid;
+    expect(() => invite(db, 'ada@example.com')).toThrow(/UNIQUE/);
+    expect(() => invite(db, 'ADA@example.com')).toThrow(/CHECK/);
+    db.prepare("INSERT INTO organization_invite_authorizations (invite_id, resource_type, resource_id, role_id) VALUES (?, 'organization', ?, 'owner')").run(id, ORG);
+    expect(() => db.prepare("INSERT INTO organization_invite_authorizations (invite_id, resource_type, resource_id, role_id) VALUES (?, 'organization', ?, 'admin')").run(id, ORG)).toThrow(/CHECK/);
+    db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
+    expect(db.prepare('SELECT count(*) FROM organization_invite_authorizations').pluck().get()).toBe(0);
+  });
+});

@@ -145,6 +145,8 @@ import {
   UpdateRobotResponse,
 } from "./machines";
 import {
+  AcceptOrganizationInviteRequest,
+  AcceptOrganizationInviteResponse,
   CreateOrganizationInviteRequest,
   CreateOrganizationInviteResponse,
   CreateOrganizationRequest,
@@ -469,6 +471,29 @@ export const AppServiceService = {
       Buffer.from(ResendOrganizationInviteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResendOrganizationInviteResponse =>
       ResendOrganizationInviteResponse.decode(value),
+  },
+  /**
+   * AcceptOrganizationInvite (beyond the spec) accepts a pending invite with
+   * the token its email carried, and grants its authorizations to the user
+   * with the invite's email, creating that user (and a first API key of
+   * theirs, returned once) when there is none. Needs no access token: the
+   * invite token is the credential (docs/PROTOCOL.md, "Users, sign-in and
+   * invites"). Errors: INVALID_ARGUMENT (REQUIRED_FIELD_MISSING) for an empty
+   * token; NOT_FOUND (INVITE_NOT_FOUND) for a token that names no pending
+   * invite (wrong, withdrawn, replaced by a resend, or already accepted).
+   */
+  acceptOrganizationInvite: {
+    path: "/fleet.app.v1.AppService/AcceptOrganizationInvite" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcceptOrganizationInviteRequest): Buffer =>
+      Buffer.from(AcceptOrganizationInviteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcceptOrganizationInviteRequest =>
+      AcceptOrganizationInviteRequest.decode(value),
+    responseSerialize: (value: AcceptOrganizationInviteResponse): Buffer =>
+      Buffer.from(AcceptOrganizationInviteResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AcceptOrganizationInviteResponse =>
+      AcceptOrganizationInviteResponse.decode(value),
   },
   /**
    * GetOrganizationMetadata reads the organization's user-defined metadata.
@@ -1753,6 +1778,17 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    */
   resendOrganizationInvite: handleUnaryCall<ResendOrganizationInviteRequest, ResendOrganizationInviteResponse>;
   /**
+   * AcceptOrganizationInvite (beyond the spec) accepts a pending invite with
+   * the token its email carried, and grants its authorizations to the user
+   * with the invite's email, creating that user (and a first API key of
+   * theirs, returned once) when there is none. Needs no access token: the
+   * invite token is the credential (docs/PROTOCOL.md, "Users, sign-in and
+   * invites"). Errors: INVALID_ARGUMENT (REQUIRED_FIELD_MISSING) for an empty
+   * token; NOT_FOUND (INVITE_NOT_FOUND) for a token that names no pending
+   * invite (wrong, withdrawn, replaced by a resend, or already accepted).
+   */
+  acceptOrganizationInvite: handleUnaryCall<AcceptOrganizationInviteRequest, AcceptOrganizationInviteResponse>;
+  /**
    * GetOrganizationMetadata reads the organization's user-defined metadata.
    * Needs operator on the organization.
    */
@@ -2553,6 +2589,31 @@ export interface AppServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResendOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AcceptOrganizationInvite (beyond the spec) accepts a pending invite with
+   * the token its email carried, and grants its authorizations to the user
+   * with the invite's email, creating that user (and a first API key of
+   * theirs, returned once) when there is none. Needs no access token: the
+   * invite token is the credential (docs/PROTOCOL.md, "Users, sign-in and
+   * invites"). Errors: INVALID_ARGUMENT (REQUIRED_FIELD_MISSING) for an empty
+   * token; NOT_FOUND (INVITE_NOT_FOUND) for a token that names no pending
+   * invite (wrong, withdrawn, replaced by a resend, or already accepted).
+   */
+  acceptOrganizationInvite(
+    request: AcceptOrganizationInviteRequest,
+    callback: (error: ServiceError | null, response: AcceptOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  acceptOrganizationInvite(
+    request: AcceptOrganizationInviteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AcceptOrganizationInviteResponse) => void,
+  ): ClientUnaryCall;
+  acceptOrganizationInvite(
+    request: AcceptOrganizationInviteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AcceptOrganizationInviteResponse) => void,
   ): ClientUnaryCall;
   /**
    * GetOrganizationMetadata reads the organization's user-defined metadata.

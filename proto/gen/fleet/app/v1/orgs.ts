@@ -8,7 +8,7 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
-import { Authorization } from "./access";
+import { APIKey, Authorization } from "./access";
 import { FragmentImport } from "./fragments";
 
 /**
@@ -86,7 +86,13 @@ export interface OrganizationMember {
     | Date
     | undefined;
   /** Unset when the user has never logged in. */
-  lastLogin?: Date | undefined;
+  lastLogin?:
+    | Date
+    | undefined;
+  /** (Beyond the spec) every authorization the user holds in the organization. */
+  authorizations: Authorization[];
+  /** (Beyond the spec) the user's display name. */
+  name: string;
 }
 
 /**
@@ -263,6 +269,28 @@ export interface DeleteOrganizationInviteResponse {
 export interface ResendOrganizationInviteRequest {
   orgId: string;
   email: string;
+}
+
+export interface AcceptOrganizationInviteRequest {
+  /** The token of the invite's email (the `token` parameter of its link). */
+  token: string;
+  /**
+   * The display name of the user, when accepting creates one; empty: the
+   * part of the email before the `@`.
+   */
+  name: string;
+}
+
+export interface AcceptOrganizationInviteResponse {
+  orgId: string;
+  userId: string;
+  /** What the user now holds in the organization through the invite. */
+  authorizations: Authorization[];
+  /**
+   * Set only when accepting created the user: the first API key of the new
+   * user (id and secret, shown this once), with which they sign in.
+   */
+  apiKey?: APIKey | undefined;
 }
 
 export interface ResendOrganizationInviteResponse {
@@ -1087,7 +1115,7 @@ export const OrganizationIdentity: MessageFns<OrganizationIdentity> = {
 };
 
 function createBaseOrganizationMember(): OrganizationMember {
-  return { userId: "", emails: [], dateAdded: undefined, lastLogin: undefined };
+  return { userId: "", emails: [], dateAdded: undefined, lastLogin: undefined, authorizations: [], name: "" };
 }
 
 export const OrganizationMember: MessageFns<OrganizationMember> = {
@@ -1103,6 +1131,12 @@ export const OrganizationMember: MessageFns<OrganizationMember> = {
     }
     if (message.lastLogin !== undefined) {
       Timestamp.encode(toTimestamp(message.lastLogin), writer.uint32(34).fork()).join();
+    }
+    for (const v of message.authorizations) {
+      Authorization.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(50).string(message.name);
     }
     return writer;
   },
@@ -1152,6 +1186,22 @@ export const OrganizationMember: MessageFns<OrganizationMember> = {
             message.lastLogin = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.authorizations.push(Authorization.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1182,6 +1232,10 @@ export const OrganizationMember: MessageFns<OrganizationMember> = {
         : isSet(object.last_login)
         ? fromJsonTimestamp(object.last_login)
         : undefined,
+      authorizations: globalThis.Array.isArray(object?.authorizations)
+        ? object.authorizations.map((e: any) => Authorization.fromJSON(e))
+        : [],
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
@@ -1199,6 +1253,12 @@ export const OrganizationMember: MessageFns<OrganizationMember> = {
     if (message.lastLogin !== undefined) {
       obj.lastLogin = message.lastLogin.toISOString();
     }
+    if (message.authorizations?.length) {
+      obj.authorizations = message.authorizations.map((e) => Authorization.toJSON(e));
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -1211,6 +1271,8 @@ export const OrganizationMember: MessageFns<OrganizationMember> = {
     message.emails = object.emails?.map((e) => e) || [];
     message.dateAdded = object.dateAdded ?? undefined;
     message.lastLogin = object.lastLogin ?? undefined;
+    message.authorizations = object.authorizations?.map((e) => Authorization.fromPartial(e)) || [];
+    message.name = object.name ?? "";
     return message;
   },
 };
@@ -3344,6 +3406,230 @@ export const ResendOrganizationInviteRequest: MessageFns<ResendOrganizationInvit
     const message = createBaseResendOrganizationInviteRequest();
     message.orgId = object.orgId ?? "";
     message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseAcceptOrganizationInviteRequest(): AcceptOrganizationInviteRequest {
+  return { token: "", name: "" };
+}
+
+export const AcceptOrganizationInviteRequest: MessageFns<AcceptOrganizationInviteRequest> = {
+  encode(message: AcceptOrganizationInviteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptOrganizationInviteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptOrganizationInviteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptOrganizationInviteRequest {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: AcceptOrganizationInviteRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptOrganizationInviteRequest>, I>>(base?: I): AcceptOrganizationInviteRequest {
+    return AcceptOrganizationInviteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptOrganizationInviteRequest>, I>>(
+    object: I,
+  ): AcceptOrganizationInviteRequest {
+    const message = createBaseAcceptOrganizationInviteRequest();
+    message.token = object.token ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseAcceptOrganizationInviteResponse(): AcceptOrganizationInviteResponse {
+  return { orgId: "", userId: "", authorizations: [], apiKey: undefined };
+}
+
+export const AcceptOrganizationInviteResponse: MessageFns<AcceptOrganizationInviteResponse> = {
+  encode(message: AcceptOrganizationInviteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orgId !== "") {
+      writer.uint32(10).string(message.orgId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    for (const v of message.authorizations) {
+      Authorization.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.apiKey !== undefined) {
+      APIKey.encode(message.apiKey, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptOrganizationInviteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptOrganizationInviteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orgId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.authorizations.push(Authorization.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.apiKey = APIKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptOrganizationInviteResponse {
+    return {
+      orgId: isSet(object.orgId)
+        ? globalThis.String(object.orgId)
+        : isSet(object.org_id)
+        ? globalThis.String(object.org_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      authorizations: globalThis.Array.isArray(object?.authorizations)
+        ? object.authorizations.map((e: any) => Authorization.fromJSON(e))
+        : [],
+      apiKey: isSet(object.apiKey)
+        ? APIKey.fromJSON(object.apiKey)
+        : isSet(object.api_key)
+        ? APIKey.fromJSON(object.api_key)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AcceptOrganizationInviteResponse): unknown {
+    const obj: any = {};
+    if (message.orgId !== "") {
+      obj.orgId = message.orgId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.authorizations?.length) {
+      obj.authorizations = message.authorizations.map((e) => Authorization.toJSON(e));
+    }
+    if (message.apiKey !== undefined) {
+      obj.apiKey = APIKey.toJSON(message.apiKey);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptOrganizationInviteResponse>, I>>(
+    base?: I,
+  ): AcceptOrganizationInviteResponse {
+    return AcceptOrganizationInviteResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptOrganizationInviteResponse>, I>>(
+    object: I,
+  ): AcceptOrganizationInviteResponse {
+    const message = createBaseAcceptOrganizationInviteResponse();
+    message.orgId = object.orgId ?? "";
+    message.userId = object.userId ?? "";
+    message.authorizations = object.authorizations?.map((e) => Authorization.fromPartial(e)) || [];
+    message.apiKey = (object.apiKey !== undefined && object.apiKey !== null)
+      ? APIKey.fromPartial(object.apiKey)
+      : undefined;
     return message;
   },
 };
