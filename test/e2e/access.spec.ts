@@ -67,6 +67,8 @@ test('invite and its changes; a key limited to one location used in a new profil
   const picked = (name: string) => dialog.getByRole('treeitem', { name: new RegExp(`^${name}`) });
   await picked(ACME).focus();
   await page.keyboard.press('ArrowDown');
+  await expect(picked('Columbus DC')).toBeFocused();
+  await page.keyboard.press('r'); // typeahead
   await expect(picked(RENO)).toBeFocused();
   await page.keyboard.press('Space');
   await expect(picked(RENO)).toHaveAttribute('aria-selected', 'true');
