@@ -78,7 +78,7 @@ export async function ensureBootstrap(
   }
 
   const credentials = readCredentials(file);
-  if (!(await keys.verify(credentials.apiKeyId, credentials.apiKey))) {
+  if ((await keys.verify(credentials.apiKeyId, credentials.apiKey)) === null) {
     options.log(`warning: the bootstrap API key in ${file} no longer authenticates (deleted or replaced)`);
   }
   return credentials;

@@ -184,6 +184,7 @@ class Seeder {
   private readonly insertRobot;
   private readonly insertPart;
   private readonly insertSecret;
+  private readonly insertLocationSecret;
   private readonly insertSimulation;
   private readonly insertHistory;
   private readonly insertFragmentRef;
@@ -206,6 +207,7 @@ class Seeder {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertSecret = db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)');
+    this.insertLocationSecret = db.prepare('INSERT INTO location_secrets (id, location_id, secret, created_on) VALUES (?, ?, ?, ?)');
     this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s, log_per_min) VALUES (?, ?, ?, ?, ?, ?)');
     this.insertFragmentRef = db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
     this.insertHistory = db.prepare(
@@ -228,7 +230,10 @@ class Seeder {
 
   location(orgId: string, parentId: string | null, name: string, metadata: Record<string, unknown> = {}): string {
     const id = randomUUID();
-    this.insertLocation.run(id, orgId, parentId, name, this.ago(this.between(200, 900) * 86_400_000), JSON.stringify(metadata));
+    const created = this.ago(this.between(200, 900) * 86_400_000);
+    this.insertLocation.run(id, orgId, parentId, name, created, JSON.stringify(metadata));
+    // Every location starts with a secret, as LocationStore.create gives one.
+    this.insertLocationSecret.run(randomUUID(), id, randomBytes(24).toString('base64url'), created);
     return id;
   }
 

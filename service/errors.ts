@@ -30,6 +30,8 @@ export const Reason = {
   ACCESS_TOKEN_EXPIRED: 'ACCESS_TOKEN_EXPIRED',
   /** UNAUTHENTICATED: the token's key was deleted after the token was issued. */
   API_KEY_DELETED: 'API_KEY_DELETED',
+  /** UNAUTHENTICATED: the token's key was rotated (RotateKey) after the token was issued: authenticate with the new secret. */
+  API_KEY_ROTATED: 'API_KEY_ROTATED',
   /** NOT_FOUND: no such organization, or none the caller holds an authorization in. */
   ORGANIZATION_NOT_FOUND: 'ORGANIZATION_NOT_FOUND',
   /** NOT_FOUND: no such location, or none the caller can see. */
@@ -184,6 +186,10 @@ export const Reason = {
   LAST_OWNER: 'LAST_OWNER',
   /** UNAVAILABLE: the invite email could not be handed to the SMTP server; nothing was changed (a resend keeps the invite). */
   MAIL_UNAVAILABLE: 'MAIL_UNAVAILABLE',
+  /** NOT_FOUND: no such API key, a deleted one, or one in no organization the caller sees. */
+  API_KEY_NOT_FOUND: 'API_KEY_NOT_FOUND',
+  /** NOT_FOUND: the location or part has no secret of that id. */
+  SECRET_NOT_FOUND: 'SECRET_NOT_FOUND',
   /** PERMISSION_DENIED: the caller sees the organization but lacks the role the call needs. */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** UNIMPLEMENTED: the method is in the contract but not in this service yet. */

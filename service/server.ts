@@ -13,12 +13,17 @@ import { AppServiceService } from '../proto/gen/fleet/app/v1/app';
 import { AuthServiceService } from '../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceService } from '../proto/gen/fleet/mltraining/v1/ml_training';
 import { Authorizations } from './access/authorizations';
+import { createKeyHandlers } from './access/key-handlers';
+import { keyRules } from './access/key-rules';
 import { ApiKeyStore } from './access/keys';
 import { InviteStore } from './access/invites';
 import { createMailer, type MailOptions, type Mailer } from './access/mail';
 import { createAcceptHandler, createPeopleHandlers, peopleRules, signedIn } from './access/people-handlers';
 import { RoleStore } from './access/roles';
 import { emailAddress, UserStore, withUsers } from './access/users';
+import { secretRules } from './access/secret-rules';
+import { LocationSecrets } from './access/secrets';
+import { createSecretHandlers } from './access/secrets-handlers';
 import { displayName } from './validate';
 import { createGuard } from './auth/guard';
 import { createAuthHandlers } from './auth/handlers';
@@ -67,7 +72,7 @@ export { CREDENTIALS_FILE, type BootstrapCredentials } from './bootstrap';
 
 // One table per service from every domain's rows (a new domain adds its rules here); exported for
 // the tests that check every operation against them.
-export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules, fragmentRules, peopleRules);
+export const appRules = mergeRules<typeof AppServiceService>(orgRules, locationRules, machineRules, logRules, registryRules, fragmentRules, peopleRules, keyRules, secretRules);
 export { trainingRules };
 
 /** The service's SQLite database, inside the data dir. */
@@ -320,10 +325,11 @@ function register(
   // A user's sign-in also grants the invites made for their email without mail.
   const signIn = {
     verify: async (id: string, secret: string) => {
-      const valid = await keys.verify(id, secret);
-      if (valid) signedIn(peopleDeps, id);
-      return valid;
+      const version = await keys.verify(id, secret);
+      if (version !== null) signedIn(peopleDeps, id);
+      return version;
     },
+    check: (id: string, version: number) => keys.check(id, version),
   };
   const logs = new LogStore(db);
   const feed = new LogFeed(logs, log);
@@ -358,6 +364,8 @@ function register(
         ...createMachineHandlers(machines, permissions, pages, { configs: partConfigs, fragments, editorOf, newMachineConfig }),
         ...createFragmentHandlers(fragments, permissions, pages, { parts: { countParts: (uses) => machines.countPartsUsing(uses) }, machines, orgs, editorOf }),
         ...createLogHandlers(logs, pages, { feed, keyActive: (id) => keys.isActive(id), closing, checkMs: tailCheckMs }),
+        ...createKeyHandlers(keys, authorizations, permissions, pages),
+        ...createSecretHandlers(new LocationSecrets(db), machines, editorOf),
         ...createRegistryHandlers(registry.store, registry.files, permissions, pages, { orgExists: (id) => db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(id) !== undefined, uploads: registry.uploads, streams: registry.streams, uploadsElsewhere: registry.elsewhere }),
       },
     },

@@ -67,17 +67,15 @@ export function grantViews(list: readonly Pick<Authorization, 'resourceType' | '
   });
 }
 
-/** What the service answers of a member, with the fields it adds beyond the spec when it has them. */
-type WireMember = OrganizationMember & { readonly authorizations?: readonly Authorization[]; readonly name?: string };
-
-export function memberFromWire(m: WireMember, orgId: string, nameOf: NameOf): Omit<Member, 'lastOwner'> {
+/** A member with the roles and display name the service adds beyond the spec. */
+export function memberFromWire(m: OrganizationMember, orgId: string, nameOf: NameOf): Omit<Member, 'lastOwner'> {
   return {
     userId: m.userId,
-    name: m.name ?? '',
+    name: m.name,
     emails: m.emails,
     dateAdded: iso(m.dateAdded),
     lastLogin: iso(m.lastLogin),
-    grants: grantViews((m.authorizations ?? []).filter((a) => a.organizationId === '' || a.organizationId === orgId), nameOf),
+    grants: grantViews(m.authorizations.filter((a) => a.organizationId === '' || a.organizationId === orgId), nameOf),
   };
 }
 
@@ -85,12 +83,9 @@ export function inviteFromWire(i: OrganizationInvite, nameOf: NameOf): Invite {
   return { orgId: i.organizationId, email: i.email, createdOn: iso(i.createdOn), grants: grantViews(i.authorizations, nameOf) };
 }
 
-/** A key as listed, with when it was last used when the service says (beyond the spec). */
-type WireKey = APIKey & { readonly lastUsed?: Date };
-
 /** A key as listed: the secret field (always empty in listings) is not carried over. `orgId` keeps only its roles there (null: all). */
 export function keyFromWire(k: APIKeyWithAuthorizations, orgId: string | null, nameOf: NameOf, thisKeyId: string): ApiKey {
-  const key: WireKey = k.apiKey ?? { id: '', key: '', name: '' };
+  const key: APIKey = k.apiKey ?? { id: '', key: '', name: '' };
   const authorizations = orgId === null ? k.authorizations : k.authorizations.filter((a) => a.organizationId === '' || a.organizationId === orgId);
   return {
     id: key.id,
@@ -105,4 +100,14 @@ export function keyFromWire(k: APIKeyWithAuthorizations, orgId: string | null, n
 /** A secret as listed: id and time, the value left behind. */
 export function secretSummary(s: SharedSecret): SecretSummary {
   return { id: s.id, createdOn: iso(s.createdOn) };
+}
+
+/** The service names resources by type and id ("needs owner on location <id>"): name the ones the cache knows, as the user sees them. */
+export function named(text: string, nameOf: NameOf | null): string {
+  if (!nameOf) return text;
+  return text.replace(/\b(organization|location|robot) ([0-9A-Za-z][0-9A-Za-z_-]{7,})/g, (all, type: string, id: string) => {
+    const kind = type === 'robot' ? 'machine' : (type as 'organization' | 'location');
+    const name = nameOf(kind, id);
+    return name === null ? all : `${kind} “${name}”`;
+  });
 }

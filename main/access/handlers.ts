@@ -8,7 +8,7 @@
  * Refusals are put in words that say what to do: the last owner, a role already held or gone, a
  * key this profile's key may not manage ("needs owner on …", the service's own naming of the role).
  */
-import type { AccessResourceType, ApiKey, ApiKeyList, Grant, Holder, Holders, IssuedKey, IssuedSecret, People, ResourceRef, SecretList } from '../../common/access';
+import type { ApiKey, ApiKeyList, Grant, Holder, Holders, IssuedKey, IssuedSecret, People, ResourceRef, SecretList } from '../../common/access';
 import type { ChannelName } from '../../common/channels';
 import type { Authorization } from '../../proto/gen/fleet/app/v1/access';
 import type { SharedSecret } from '../../proto/gen/fleet/app/v1/locations';
@@ -22,7 +22,7 @@ import { cachedChain } from '../fleet/tree';
 import type { FleetClient } from '../grpc/client';
 import { addProfile } from '../profiles/handlers';
 import { cachedKeys, cachedPeople, cachedPermissions, cachedRoles, identityNames, namesFrom, type RoleRow } from './cache';
-import { authorizationToWire, grantFromWire, identityTypeFromWire, inviteFromWire, keyAuthorizationToWire, keyFromWire, memberFromWire, resourceTypeToWire, sameGrant, secretSummary } from './convert';
+import { authorizationToWire, named, type NameOf, grantFromWire, identityTypeFromWire, inviteFromWire, keyAuthorizationToWire, keyFromWire, memberFromWire, resourceTypeToWire, sameGrant, secretSummary } from './convert';
 import type { IssuedKeys } from './issued';
 
 type AccessChannel = Extract<ChannelName, `access.${string}`>;
@@ -33,7 +33,7 @@ const PAGE = 1000;
 const MAX_PAGES = 100;
 
 /** What the service's refusals mean here, in words that say what to do. Other failures pass as they are. */
-function explained(e: unknown, what: string): unknown {
+function explained(e: unknown, what: string, nameOf: NameOf | null): unknown {
   if (!(e instanceof AppError)) return e;
   const say = (kind: AppError['kind'], text: string) => new AppError(kind, `Couldn't ${what}: ${text}`, e.reason);
   switch (e.reason) {
@@ -69,19 +69,11 @@ function explained(e: unknown, what: string): unknown {
   }
   if (e.kind === 'permission-denied') {
     const why = /\(([^()]*)\)\.?$/.exec(e.message)?.[1];
-    return say('permission-denied', `this profile’s API key is not allowed to${why ? ` (${why})` : ''}. Use a profile whose key holds that role, or ask an owner to grant it.`);
+    return say('permission-denied', `this profile’s API key is not allowed to${why ? ` (${named(why, nameOf)})` : ''}. Use a profile whose key holds that role, or ask an owner to grant it.`);
   }
   return e;
 }
 
-/** Run `fn`, putting its refusal in words. */
-async function explaining<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    throw explained(e, what);
-  }
-}
 
 /** Every page of a paged listing. */
 async function allPages<T>(page: (token: string) => Promise<{ items: readonly T[]; next: string }>): Promise<T[]> {
@@ -165,6 +157,21 @@ function secretList(owner: 'location' | 'part', ownerId: string, secrets: readon
 
 export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainHandlers<AccessChannel> {
   const { connection } = ctx;
+
+  /** Run `fn`, putting its refusal in words (resources named as the cache knows them). */
+  const explaining = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      let nameOf: NameOf | null = null;
+      try {
+        nameOf = namesFrom(connection.cache);
+      } catch {
+        // No profile is active any more: the service's own words stand.
+      }
+      throw explained(e, what, nameOf);
+    }
+  };
   const thisKeyId = () => (connection.profileId ? (ctx.profiles.get(connection.profileId)?.apiKeyId ?? '') : '');
 
   /** After a change, refresh a cached list; a failure here must not turn the change (already made) into an error. */
@@ -303,7 +310,7 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
       ),
 
     'access.holders': ({ orgId, resourceType, resourceId }) => {
-      const chainOf = (cache: CacheDb): ResourceRef[] => cachedChain(cache, orgId, resourceType as AccessResourceType, resourceId);
+      const chainOf = (cache: CacheDb): ResourceRef[] => cachedChain(cache, orgId, resourceType, resourceId);
       return explaining('read who holds what', () =>
         readThrough(
           connection,

@@ -9,7 +9,7 @@ import type { TokenService } from './tokens';
 export const API_KEY_CREDENTIALS = 'api-key';
 
 /** AuthService: Authenticate exchanges an API key for an access token. Public: it is how a caller gets a token. */
-export function createAuthHandlers(keys: Pick<ApiKeys, 'verify'>, tokens: TokenService): UnaryHandlers<AuthServiceService, CallInfo> {
+export function createAuthHandlers(keys: ApiKeys, tokens: TokenService): UnaryHandlers<AuthServiceService, CallInfo> {
   return {
     async authenticate(request) {
       if (request.entity === '') throw invalidArgument('entity', Reason.REQUIRED_FIELD_MISSING, 'entity (the API key id) is required');
@@ -21,10 +21,11 @@ export function createAuthHandlers(keys: Pick<ApiKeys, 'verify'>, tokens: TokenS
       }
       if (payload === '') throw invalidArgument('credentials.payload', Reason.REQUIRED_FIELD_MISSING, 'credentials.payload (the API key) is required');
       // One answer for an unknown id, a deleted key and a wrong secret, so ids cannot be probed.
-      if (!(await keys.verify(request.entity, payload))) {
-        throw new FleetError(status.UNAUTHENTICATED, Reason.INVALID_API_KEY, 'the API key id or API key is wrong, or the key has been deleted');
-      }
-      return { accessToken: await tokens.issue(request.entity) };
+      const version = await keys.verify(request.entity, payload);
+      if (version === null) throw new FleetError(status.UNAUTHENTICATED, Reason.INVALID_API_KEY, 'the API key id or API key is wrong, or the key has been deleted');
+      // A sign-in is a use of the key (recorded at most once a minute).
+      keys.check(request.entity, version);
+      return { accessToken: await tokens.issue(request.entity, version) };
     },
   };
 }

@@ -31,11 +31,14 @@ export class TokenService {
     private readonly ttlSeconds: number = DEFAULT_TOKEN_TTL_SECONDS,
   ) {}
 
-  /** A token for API key `keyId`, valid for the configured lifetime. */
-  async issue(keyId: string): Promise<string> {
+  /**
+   * A token for secret `version` of API key `keyId`, valid for the configured lifetime. The version
+   * (claim `ver`) lets the guard refuse the token once the key is rotated.
+   */
+  async issue(keyId: string, version: number): Promise<string> {
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + this.ttlSeconds;
-    return new SignJWT({})
+    return new SignJWT({ ver: version })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(keyId)
       .setIssuer(TOKEN_ISSUER)
@@ -46,11 +49,13 @@ export class TokenService {
   }
 
   /**
-   * The key id a token was issued for. Throws UNAUTHENTICATED, with a message that says what is
-   * wrong with the token, when it is malformed, not signed by this data dir's secret, or expired.
+   * The key id and secret version a token was issued for. Throws UNAUTHENTICATED, with a message
+   * that says what is wrong with the token, when it is malformed, not signed by this data dir's
+   * secret, or expired. Tokens of earlier builds carry no version: they stand for a key's first secret.
    */
-  async verify(token: string): Promise<string> {
+  async verify(token: string): Promise<{ keyId: string; version: number }> {
     let subject: string | undefined;
+    let version: unknown;
     try {
       const { payload } = await jwtVerify(token, this.secret, {
         algorithms: [ALGORITHM],
@@ -61,11 +66,13 @@ export class TokenService {
         clockTolerance: 1,
       });
       subject = payload.sub;
+      version = 'ver' in payload ? payload.ver : 1;
     } catch (e) {
       throw explain(e);
     }
     if (subject === undefined || subject === '') throw unauthenticated(Reason.ACCESS_TOKEN_INVALID, 'access token names no API key');
-    return subject;
+    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) throw unauthenticated(Reason.ACCESS_TOKEN_INVALID, 'access token has an invalid "ver" claim: it was not issued by this service');
+    return { keyId: subject, version };
   }
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Location } from '../../proto/gen/fleet/app/v1/locations';
 import { present } from '../errors';
@@ -64,7 +64,11 @@ export class LocationStore {
 
   create(orgId: string, name: string, parentId: string | null, now = new Date()): Location {
     const id = randomUUID();
-    this.db.prepare('INSERT INTO locations (id, organization_id, parent_location_id, name, created_on) VALUES (?, ?, ?, ?, ?)').run(id, orgId, parentId, name, now.toISOString());
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO locations (id, organization_id, parent_location_id, name, created_on) VALUES (?, ?, ?, ?, ?)').run(id, orgId, parentId, name, now.toISOString());
+      // A location starts with a secret, the credential its machines can connect with (LocationAuth).
+      this.db.prepare('INSERT INTO location_secrets (id, location_id, secret, created_on) VALUES (?, ?, ?, ?)').run(randomUUID(), id, randomBytes(24).toString('base64url'), now.toISOString());
+    })();
     return present(this.get(id), `location ${id}`);
   }
 

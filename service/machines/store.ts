@@ -301,6 +301,36 @@ export class MachineStore {
       .immediate();
   }
 
+  /**
+   * Give part `partId` a new secret (the new one last, by creation time). The part as it was goes to
+   * its history: its secrets are part of it (ids and times only, never values).
+   */
+  addSecret(partId: string, editor: EditorInfo, now = new Date()): void {
+    this.db
+      .transaction(() => {
+        const row = present(this.db.prepare(`${PART} WHERE id = ?`).get(partId) as PartRow | undefined, `part ${partId}`);
+        // After the newest secret even if the clock went back, so "the new one last" holds.
+        const newest = this.db.prepare('SELECT max(created_on) FROM part_secrets WHERE part_id = ?').pluck().get(partId) as string | null;
+        const at = newest !== null && newest >= now.toISOString() ? new Date(Date.parse(newest) + 1).toISOString() : now.toISOString();
+        this.recordHistory(row, editor, now.toISOString());
+        this.db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)').run(randomUUID(), partId, randomBytes(24).toString('base64url'), at);
+      })
+      .immediate();
+  }
+
+  /** Delete secret `secretId` of part `partId`, the last one too; false (and no history entry) when the part has no such secret. */
+  deleteSecret(partId: string, secretId: string, editor: EditorInfo, now = new Date()): boolean {
+    return this.db
+      .transaction(() => {
+        const row = present(this.db.prepare(`${PART} WHERE id = ?`).get(partId) as PartRow | undefined, `part ${partId}`);
+        if (this.db.prepare('SELECT 1 FROM part_secrets WHERE id = ? AND part_id = ?').get(secretId, partId) === undefined) return false;
+        this.recordHistory(row, editor, now.toISOString());
+        this.db.prepare('DELETE FROM part_secrets WHERE id = ?').run(secretId);
+        return true;
+      })
+      .immediate();
+  }
+
   /** Flag a part for restart; a part already flagged is left as it is (no change, no history entry). */
   markForRestart(partId: string, editor: EditorInfo, now = new Date()): void {
     this.db

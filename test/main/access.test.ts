@@ -14,7 +14,8 @@ import { Server, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { whyNot, type ResourceRef } from '../../common/access';
 import { MemoryKeychain } from '../../main/keychain/keychain';
-import { startService, type RunningService } from '../../service/server';
+import { FleetClient } from '../../main/grpc/client';
+import { addUser, startService, type RunningService } from '../../service/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
 /** Authenticate calls the service answered, each with when. */
@@ -189,6 +190,30 @@ describe('members, invites and roles', () => {
     expect((await failure(a.call('access.resendInvite', { orgId, email: 'dana@example.com' }))).message).toMatch(/no pending invite/);
   });
 
+  it('lists a member with their roles once they sign in, removes them, and says so when they are gone', async () => {
+    const lab = await location(a, 'Lab');
+    // A user of the service (made as an operator would, with --add-user), invited without mail: the roles come with their next sign-in.
+    const eve = addUser(join(dir.path, 'service'), 'eve@example.com', 'Eve');
+    secrets.add(eve.apiKey);
+    await a.value('access.invite', { orgId, email: 'eve@example.com', grants: [{ resourceType: 'location', resourceId: lab, role: 'owner' }], sendEmail: false });
+    const client = new FleetClient({ address: service.address, tls: false, apiKeyId: eve.apiKeyId, apiKey: eve.apiKey });
+    await client.authenticate();
+    client.close();
+    const people = await a.value('access.people', { orgId });
+    const member = people.members.find((m) => m.userId === eve.userId)!;
+    expect(member).toMatchObject({ name: 'Eve', emails: ['eve@example.com'], lastOwner: false });
+    expect(member.grants).toEqual([{ resourceType: 'location', resourceId: lab, role: 'owner', resourceName: 'Lab' }]);
+    expect(people.invites.map((i) => i.email)).not.toContain('eve@example.com');
+    const holders = await a.value('access.holders', { orgId, resourceType: 'location', resourceId: lab });
+    expect(holders.holders.find((h) => h.identityId === eve.userId)).toMatchObject({ identityType: 'user', name: 'Eve', email: 'eve@example.com', role: 'owner', direct: true });
+
+    expect(await a.value('access.removeMember', { orgId, userId: eve.userId })).toEqual({});
+    expect((await a.value('access.people', { orgId })).members.some((m) => m.userId === eve.userId)).toBe(false);
+    const gone = await failure(a.call('access.removeMember', { orgId, userId: eve.userId }));
+    expect(gone).toMatchObject({ kind: 'not-found' });
+    expect(gone.message).toMatch(/no longer a member/);
+  });
+
   it('shows who holds what on a location with names, gives, changes and takes roles, and refuses to take the last owner away', async () => {
     const gate = await location(a, 'Gate');
     const key = await a.value('access.createKey', { orgId, name: 'Gatekeeper', grants: [{ resourceType: 'location', resourceId: gate, role: 'operator' }] });
@@ -278,6 +303,7 @@ describe('a key limited to one location', () => {
     const keys = await failure(a.call('access.keys', { orgId }));
     expect(keys.kind).toBe('permission-denied');
     expect(keys.message).toMatch(/not allowed to .*Use a profile whose key holds that role/);
+    expect(keys.message).toContain(`organization “${orgName}”`);
   });
 
   it('asks once for a new key when the key is rotated elsewhere: one sign-in per backoff step, the cache browsable, and goes on with the new key', async () => {
@@ -285,6 +311,8 @@ describe('a key limited to one location', () => {
     const { apiKeyId, apiKey } = service.bootstrap;
     const address = service.address;
     await b.value('profiles.add', { name: 'Owner', address, tls: false, apiKeyId, apiKey });
+    // Its use by the limited profile shows in the owner's list (recorded to the minute).
+    expect((await b.value('access.keys', { orgId })).keys.find((k) => k.id === limited.keyId)?.lastUsed).toMatch(/^\d{4}-/);
     const rotated = await b.value('access.rotateKey', { keyId: limited.keyId });
     secrets.add(rotated.secret);
 
@@ -323,6 +351,21 @@ describe('a key limited to one location', () => {
     await a.value('profiles.setKey', { profileId, apiKey: rotated.secret });
     expect(a.backend.handlers['connection.get']({})).toMatchObject({ status: 'online', error: null });
     expect((await a.value('locations.tree', { orgId })).locations.map((l) => l.name)).toEqual(['Reno Fulfillment Center']);
+  });
+});
+
+describe("rotating the profile's own key", () => {
+  it('keeps the new secret for the profile and stays signed in', async () => {
+    const ownKey = service.bootstrap.apiKeyId;
+    const rotated = await b.value('access.rotateKey', { keyId: ownKey });
+    secrets.add(rotated.secret);
+    expect(rotated.keyId).toBe(ownKey);
+    const end = Date.now() + 10_000;
+    while ((await b.value('connection.retry', {})).status !== 'online') {
+      if (Date.now() > end) throw new Error('the app did not sign in again with its rotated key');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await b.value('access.keys', { orgId })).keys.find((k) => k.id === ownKey)?.thisProfile).toBe(true);
   });
 });
 

@@ -70,7 +70,7 @@ const anyJsonText = fc.oneof(
 /** A training job of the target organization, so that random requests hit a real one too. */
 const JOB_ID = '11111111-1111-4111-8111-111111111111';
 /** Real resources of the target organization, filled before the properties run: fragments (one nesting the other), a machine and its main part. */
-const real = { fragments: [] as string[], robotId: '', partId: '' };
+const real = { fragments: [] as string[], robotId: '', partId: '', locationId: '', orgId: '', keyIds: [] as string[], secretIds: [] as string[] };
 
 const fileInfo = fc.record({ moduleId: fc.oneof(anyString, fc.constant('target-co:x')), version: fc.oneof(anyString, fc.constant('1.0.0')), platform: fc.oneof(anyString, fc.constant('linux/any')) });
 
@@ -88,7 +88,13 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'visibility') return typeof defaultValue === 'number' ? anyNumber : fc.option(anyNumber, { nil: undefined });
   if (name === 'public' || name === 'showPublic') return fc.option(fc.boolean(), { nil: undefined });
   if (name === 'registryItemId') return fc.oneof(anyString, fc.constant('target-co:trainer'), fc.constant('target-co:x'));
-  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID), ...real.fragments.map((f) => fc.constant(f)));
+  if (name === 'id') return fc.oneof(anyString, fc.constant(JOB_ID), ...[...real.fragments, ...real.keyIds].map((f) => fc.constant(f)));
+  if (name === 'locationId') return fc.oneof(anyString, fc.constant(real.locationId));
+  if (name === 'secretId') return fc.oneof(anyString, ...real.secretIds.map((s) => fc.constant(s)));
+  if (name === 'authorizations') {
+    const pick = (values: string[]) => fc.oneof(anyString, fc.constantFrom(...values));
+    return fc.array(fc.record({ role: pick(['owner', 'operator']), resourceType: pick(['organization', 'location', 'robot']), resourceId: pick([real.orgId, real.locationId, real.robotId]) }), { maxLength: 4 });
+  }
   // Real machines, parts and fragments too, so that random configs, versions and tags reach the stores.
   if (name === 'fragmentId' || name === 'additionalFragmentIds' || name === 'fragmentIds') {
     const ids = fc.oneof(anyString, ...real.fragments.map((f) => fc.constant(f)));
@@ -153,7 +159,9 @@ function requestArbitrary(method: string): fc.Arbitrary<Record<string, unknown>>
   if (message === undefined) throw new Error(`no ${type}`);
   const defaults = message.fromPartial({});
   const fields = [...new Set([...Object.keys(defaults), ...(OPTIONAL_FIELDS[type] ?? []), ...('metadata' in defaults || /Metadata$/.test(method) ? ['metadata'] : [])])];
-  return fc.record(Object.fromEntries(fields.map((f) => [f, fieldArbitrary(f, defaults[f])])) as Record<string, fc.Arbitrary<unknown>>);
+  // The key operations on an organization aim at the target one too (others keep random ids: a real one would let DeleteOrganization end the run).
+  const arbitrary = (f: string) => (f === 'orgId' && (method === 'createKey' || method === 'listKeys') ? fc.oneof(anyString, fc.constant(real.orgId)) : fieldArbitrary(f, defaults[f]));
+  return fc.record(Object.fromEntries(fields.map((f) => [f, arbitrary(f)])) as Record<string, fc.Arbitrary<unknown>>);
 }
 
 let t: TestService;
@@ -167,6 +175,12 @@ beforeAll(async () => {
   const locationId = (await appCall(t, 'createLocation', { orgId, name: 'Target Site' }, owner)).location!.id;
   real.robotId = (await appCall(t, 'newRobot', { name: 'target', locationId }, owner)).id;
   real.partId = (await appCall(t, 'getRobotParts', { robotId: real.robotId }, owner)).parts[0]!.id;
+  real.orgId = orgId;
+  real.locationId = locationId;
+  // Keys and secrets of the target, so random requests reach them (never the owner's own key: deleting it would end the run).
+  for (let i = 0; i < 2; i++) real.keyIds.push((await appCall(t, 'createKey', { orgId, authorizations: [{ role: 'operator', resourceType: 'location', resourceId: locationId }] }, owner)).id);
+  real.secretIds.push(...(await appCall(t, 'locationAuth', { locationId }, owner)).auth!.secrets.map((s) => s.id));
+  real.secretIds.push(...(await appCall(t, 'getRobotPart', { robotPartId: real.partId }, owner)).part!.secrets.map((s) => s.id));
   const leaf = (await appCall(t, 'createFragment', { orgId, name: 'Target leaf', config: { components: [{ name: 'cam', type: 'camera' }] } }, owner)).fragment!.id;
   await appCall(t, 'setFragmentTag', { fragmentId: leaf, tag: 'stable' }, owner);
   const parent = (await appCall(t, 'createFragment', { orgId, name: 'Target parent', config: { fragments: [leaf] }, visibility: 2 }, owner)).fragment!.id;

@@ -53,6 +53,10 @@ interface World {
   readonly memberId: string;
   readonly memberEmail: string;
   readonly invitedEmail: string;
+  /** A key of the organization (operator on the location), a secret of the location and one of the main part. */
+  readonly keyId: string;
+  readonly locationSecretId: string;
+  readonly partSecretId: string;
 }
 
 interface Case {
@@ -127,6 +131,20 @@ const CASES: Case[] = [
   { method: 'tailRobotPartLogs', level: 'robot', need: 'operator', request: (w) => ({ robotPartId: w.mainPartId }) },
   { method: 'updateRobotPartMetadata', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, metadata: { c: 3 } }) },
   { method: 'listMachineSummaries', level: 'organization', need: 'sees', request: (w) => ({ organizationId: w.orgId }) },
+  // Location and part secrets: read_location_secret and read_robot_secret are owner permissions.
+  { method: 'locationAuth', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId }) },
+  { method: 'createLocationSecret', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId }) },
+  { method: 'deleteLocationSecret', level: 'location', need: 'owner', request: (w) => ({ locationId: w.locationId, secretId: w.locationSecretId }) },
+  { method: 'createRobotPartSecret', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId }) },
+  { method: 'deleteRobotPartSecret', level: 'robot', need: 'owner', request: (w) => ({ robotPartId: w.mainPartId, secretId: w.partSecretId }) },
+  // API keys: owner on the organization; on a key, owner on every organization it holds authorizations in (here: the world's).
+  { method: 'createKey', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId, authorizations: [{ role: 'operator', resourceType: 'robot', resourceId: w.robotId }] }) },
+  { method: 'listKeys', level: 'organization', need: 'owner', request: (w) => ({ orgId: w.orgId }) },
+  { method: 'deleteKey', level: 'organization', need: 'owner', request: (w) => ({ id: w.keyId }) },
+  { method: 'rotateKey', level: 'organization', need: 'owner', request: (w) => ({ id: w.keyId }) },
+  { method: 'renameKey', level: 'organization', need: 'owner', request: (w) => ({ id: w.keyId, name: 'Renamed' }) },
+  { method: 'createKeyFromExistingKeyAuthorizations', level: 'organization', need: 'owner', request: (w) => ({ id: w.keyId }) },
+  { method: 'getRobotApiKeys', level: 'robot', need: 'owner', request: (w) => ({ robotId: w.robotId }) },
   // Fragments: read_fragment and write_fragment are the organization's (organization roles only); a public fragment is read by anyone signed in.
   { method: 'listFragments', level: 'organization', need: 'operator', request: (w) => ({ orgId: w.orgId }) },
   // read_robot_config: what the machine's configs use, private fragments of its organization included.
@@ -262,10 +280,16 @@ async function world(): Promise<World> {
   await appCall(t, 'addRole', { orgId, identityId: memberId, role: 'operator', resourceType: 'location', resourceId: locationId }, owner);
   const invitedEmail = `invited-${worlds}-${runId}@example.com`;
   await appCall(t, 'createOrganizationInvite', { orgId, email: invitedEmail, sendEmailInvite: false, authorizations: [{ roleId: 'operator', resourceType: 'organization', resourceId: orgId }] }, owner);
+  const keyId = (await appCall(t, 'createKey', { orgId, authorizations: [{ role: 'operator', resourceType: 'location', resourceId: locationId }] }, owner)).id;
+  const locationSecretId = (await appCall(t, 'locationAuth', { locationId }, owner)).auth!.secrets[0]!.id;
+  const partSecretId = main.secrets[0]!.id;
   return {
     memberId,
     memberEmail,
     invitedEmail,
+    keyId,
+    locationSecretId,
+    partSecretId,
     orgId,
     locationId,
     childId,
@@ -327,10 +351,10 @@ describe.each(CASES.map((c) => [c.label ?? c.method, c] as const))('%s', (_label
   });
 });
 
-it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the nine of fragments, the twelve of people and the eight of ML training, which are every operation in the permission tables', () => {
+it('covers the 38 operations of the fleet, the two of logs, the fourteen of the registry, the nine of fragments, the twelve of people, the twelve of keys and secrets and the eight of ML training, which are every operation in the permission tables', () => {
   const covered = new Set<string>(CASES.map((c) => c.method));
-  expect(covered.size).toBe(83);
+  expect(covered.size).toBe(95);
   expect([...covered].filter((m) => m in appRules).sort()).toEqual(Object.keys(appRules).sort());
   expect([...covered].filter((m) => m in trainingRules).sort()).toEqual(Object.keys(trainingRules).sort());
-  expect(Object.keys(appRules)).toHaveLength(75);
+  expect(Object.keys(appRules)).toHaveLength(87);
 });

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, userVersion } from '../../../db/migrate';
 import { serviceMigrations } from '.';
+import { keysAndSecrets } from './0015_keys_and_secrets';
 
 const open: Database.Database[] = [];
 afterEach(() => {
@@ -683,5 +684,51 @@ describe('0014 users', () => {
     expect(() => db.prepare("INSERT INTO organization_invite_authorizations (invite_id, resource_type, resource_id, role_id) VALUES (?, 'organization', ?, 'admin')").run(id, ORG)).toThrow(/CHECK/);
     db.prepare('DELETE FROM organizations WHERE id = ?').run(ORG);
     expect(db.prepare('SELECT count(*) FROM organization_invite_authorizations').pluck().get()).toBe(0);
+  });
+});
+
+describe('0015 keys_and_secrets', () => {
+  const step = serviceMigrations.indexOf(keysAndSecrets) + 1;
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const key = (db: Database.Database) =>
+    db.prepare("INSERT INTO api_keys (id, name, hash_scheme, salt, hash, created_at) VALUES (?, 'k', 'hmac-sha256-v1', ?, ?, ?)").run(KEY, Buffer.alloc(16), Buffer.alloc(32), NOW);
+
+  it('gives keys a secret version (1 for the keys there were) and a last use, and existing locations a secret each', () => {
+    const db = migratedTo(step - 1);
+    key(db);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    migrate(db, serviceMigrations.slice(0, step));
+    expect(db.prepare('SELECT secret_version, last_used_at FROM api_keys').get()).toEqual({ secret_version: 1, last_used_at: null });
+    const secret = db.prepare('SELECT id, location_id, secret, created_on FROM location_secrets').get() as { id: string; location_id: string; secret: string; created_on: string };
+    expect(secret).toMatchObject({ location_id: LOC, created_on: NOW });
+    expect(secret.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(secret.secret).toMatch(/^[0-9a-f]{48}$/);
+  });
+
+  it('creates a STRICT secrets table that refuses short secrets, unknown locations and goes with its location', () => {
+    const db = migratedTo(step);
+    expect(isStrict(db, 'location_secrets')).toBe(true);
+    expect(isStrict(db, 'api_keys')).toBe(true);
+    expect(columns(db, 'location_secrets')).toEqual({ id: 'TEXT NOT NULL PK', location_id: 'TEXT NOT NULL', secret: 'TEXT NOT NULL', created_on: 'TEXT NOT NULL' });
+    expect(columns(db, 'api_keys')).toMatchObject({ secret_version: 'INTEGER NOT NULL', last_used_at: 'TEXT' });
+    const insert = (id: string, location: string, secret: string) => db.prepare('INSERT INTO location_secrets (id, location_id, secret, created_on) VALUES (?, ?, ?, ?)').run(id, location, secret, NOW);
+    expect(() => insert(KEY, LOC, 'x'.repeat(32))).toThrow(/FOREIGN KEY/);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    expect(() => insert(KEY, LOC, 'short')).toThrow(/CHECK/);
+    expect(() => insert('short', LOC, 'x'.repeat(32))).toThrow(/CHECK/);
+    insert(KEY, LOC, 'x'.repeat(32));
+    db.prepare('DELETE FROM locations WHERE id = ?').run(LOC);
+    expect(db.prepare('SELECT count(*) FROM location_secrets').pluck().get()).toBe(0);
+  });
+
+  it('refuses a secret version below 1 and a last use before creation; finds authorizations by resource through an index', () => {
+    const db = migratedTo(step);
+    key(db);
+    expect(() => db.prepare('UPDATE api_keys SET secret_version = 0').run()).toThrow(/CHECK/);
+    expect(() => db.prepare("UPDATE api_keys SET last_used_at = '2024-01-01T00:00:00.000Z'").run()).toThrow(/CHECK/);
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT identity_id FROM authorizations WHERE resource_type = 'robot' AND resource_id = ?").all(KEY) as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/authorizations_by_resource/);
   });
 });

@@ -83,7 +83,15 @@ export interface APIKey {
    */
   key: string;
   name: string;
-  createdOn?: Date | undefined;
+  createdOn?:
+    | Date
+    | undefined;
+  /**
+   * Beyond the spec (added in v1, backwards compatible): when the key last
+   * authenticated or made a call, to the minute (the service records a use
+   * at most once a minute per key). Absent for a key never used.
+   */
+  lastUsed?: Date | undefined;
 }
 
 /** An API key with every authorization it holds. */
@@ -194,8 +202,8 @@ export interface DeleteKeyResponse {
 }
 
 /**
- * Replaces the secret of a key; the old secret stops working at once and
- * access tokens issued for the key stay valid until they expire.
+ * Replaces the secret of a key (the id stays); the old secret and every
+ * access token issued for the key before stop working at the next call.
  */
 export interface RotateKeyRequest {
   id: string;
@@ -232,7 +240,10 @@ export interface RenameKeyResponse {
 }
 
 export interface CreateKeyFromExistingKeyAuthorizationsRequest {
-  /** The key whose authorizations the new key receives (a copy, not a link). */
+  /**
+   * The key whose authorizations the new key receives (a copy, not a link;
+   * nothing else is copied: the new key's name is its creation time).
+   */
   id: string;
 }
 
@@ -710,7 +721,7 @@ export const AuthorizedPermissions: MessageFns<AuthorizedPermissions> = {
 };
 
 function createBaseAPIKey(): APIKey {
-  return { id: "", key: "", name: "", createdOn: undefined };
+  return { id: "", key: "", name: "", createdOn: undefined, lastUsed: undefined };
 }
 
 export const APIKey: MessageFns<APIKey> = {
@@ -726,6 +737,9 @@ export const APIKey: MessageFns<APIKey> = {
     }
     if (message.createdOn !== undefined) {
       Timestamp.encode(toTimestamp(message.createdOn), writer.uint32(34).fork()).join();
+    }
+    if (message.lastUsed !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsed), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -775,6 +789,14 @@ export const APIKey: MessageFns<APIKey> = {
             message.createdOn = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastUsed = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -797,6 +819,11 @@ export const APIKey: MessageFns<APIKey> = {
         : isSet(object.created_on)
         ? fromJsonTimestamp(object.created_on)
         : undefined,
+      lastUsed: isSet(object.lastUsed)
+        ? fromJsonTimestamp(object.lastUsed)
+        : isSet(object.last_used)
+        ? fromJsonTimestamp(object.last_used)
+        : undefined,
     };
   },
 
@@ -814,6 +841,9 @@ export const APIKey: MessageFns<APIKey> = {
     if (message.createdOn !== undefined) {
       obj.createdOn = message.createdOn.toISOString();
     }
+    if (message.lastUsed !== undefined) {
+      obj.lastUsed = message.lastUsed.toISOString();
+    }
     return obj;
   },
 
@@ -826,6 +856,7 @@ export const APIKey: MessageFns<APIKey> = {
     message.key = object.key ?? "";
     message.name = object.name ?? "";
     message.createdOn = object.createdOn ?? undefined;
+    message.lastUsed = object.lastUsed ?? undefined;
     return message;
   },
 };

@@ -680,8 +680,9 @@ export const AppServiceService = {
   /**
    * DeleteLocationSecret deletes one secret of a location. Needs owner on the
    * location. Errors: as LocationAuth; NOT_FOUND (SECRET_NOT_FOUND) for a
-   * secret id the location does not have; FAILED_PRECONDITION (LAST_SECRET)
-   * for its only secret.
+   * secret id the location does not have. The last secret may be deleted too
+   * (the spec names no error for it): machines of the location then cannot
+   * connect with a location secret until a new one is created.
    */
   deleteLocationSecret: {
     path: "/fleet.app.v1.AppService/DeleteLocationSecret" as const,
@@ -956,8 +957,9 @@ export const AppServiceService = {
   /**
    * DeleteRobotPartSecret deletes one secret of a part. Needs owner on the
    * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND, or SECRET_NOT_FOUND
-   * for a secret the part does not have); FAILED_PRECONDITION (LAST_SECRET)
-   * for the part's only secret.
+   * for a secret the part does not have). The last secret may be deleted too
+   * (the spec names no error for it): the part then cannot connect until a
+   * new one is created.
    */
   deleteRobotPartSecret: {
     path: "/fleet.app.v1.AppService/DeleteRobotPartSecret" as const,
@@ -1584,7 +1586,9 @@ export const AppServiceService = {
     responseDeserialize: (value: Buffer): DeleteKeyResponse => DeleteKeyResponse.decode(value),
   },
   /**
-   * RotateKey gives an API key a new secret. Needs owner as DeleteKey.
+   * RotateKey gives an API key a new secret (same id). The old secret and the
+   * access tokens issued before stop working at the next call. Needs owner as
+   * DeleteKey.
    * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
    */
   rotateKey: {
@@ -1865,8 +1869,9 @@ export interface AppServiceServer extends UntypedServiceImplementation {
   /**
    * DeleteLocationSecret deletes one secret of a location. Needs owner on the
    * location. Errors: as LocationAuth; NOT_FOUND (SECRET_NOT_FOUND) for a
-   * secret id the location does not have; FAILED_PRECONDITION (LAST_SECRET)
-   * for its only secret.
+   * secret id the location does not have. The last secret may be deleted too
+   * (the spec names no error for it): machines of the location then cannot
+   * connect with a location secret until a new one is created.
    */
   deleteLocationSecret: handleUnaryCall<DeleteLocationSecretRequest, DeleteLocationSecretResponse>;
   /**
@@ -1976,8 +1981,9 @@ export interface AppServiceServer extends UntypedServiceImplementation {
   /**
    * DeleteRobotPartSecret deletes one secret of a part. Needs owner on the
    * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND, or SECRET_NOT_FOUND
-   * for a secret the part does not have); FAILED_PRECONDITION (LAST_SECRET)
-   * for the part's only secret.
+   * for a secret the part does not have). The last secret may be deleted too
+   * (the spec names no error for it): the part then cannot connect until a
+   * new one is created.
    */
   deleteRobotPartSecret: handleUnaryCall<DeleteRobotPartSecretRequest, DeleteRobotPartSecretResponse>;
   /**
@@ -2248,7 +2254,9 @@ export interface AppServiceServer extends UntypedServiceImplementation {
    */
   deleteKey: handleUnaryCall<DeleteKeyRequest, DeleteKeyResponse>;
   /**
-   * RotateKey gives an API key a new secret. Needs owner as DeleteKey.
+   * RotateKey gives an API key a new secret (same id). The old secret and the
+   * access tokens issued before stop working at the next call. Needs owner as
+   * DeleteKey.
    * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
    */
   rotateKey: handleUnaryCall<RotateKeyRequest, RotateKeyResponse>;
@@ -2846,8 +2854,9 @@ export interface AppServiceClient extends Client {
   /**
    * DeleteLocationSecret deletes one secret of a location. Needs owner on the
    * location. Errors: as LocationAuth; NOT_FOUND (SECRET_NOT_FOUND) for a
-   * secret id the location does not have; FAILED_PRECONDITION (LAST_SECRET)
-   * for its only secret.
+   * secret id the location does not have. The last secret may be deleted too
+   * (the spec names no error for it): machines of the location then cannot
+   * connect with a location secret until a new one is created.
    */
   deleteLocationSecret(
     request: DeleteLocationSecretRequest,
@@ -3186,8 +3195,9 @@ export interface AppServiceClient extends Client {
   /**
    * DeleteRobotPartSecret deletes one secret of a part. Needs owner on the
    * machine. Errors: NOT_FOUND (ROBOT_PART_NOT_FOUND, or SECRET_NOT_FOUND
-   * for a secret the part does not have); FAILED_PRECONDITION (LAST_SECRET)
-   * for the part's only secret.
+   * for a secret the part does not have). The last secret may be deleted too
+   * (the spec names no error for it): the part then cannot connect until a
+   * new one is created.
    */
   deleteRobotPartSecret(
     request: DeleteRobotPartSecretRequest,
@@ -3991,7 +4001,9 @@ export interface AppServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteKeyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RotateKey gives an API key a new secret. Needs owner as DeleteKey.
+   * RotateKey gives an API key a new secret (same id). The old secret and the
+   * access tokens issued before stop working at the next call. Needs owner as
+   * DeleteKey.
    * Errors: NOT_FOUND (API_KEY_NOT_FOUND).
    */
   rotateKey(

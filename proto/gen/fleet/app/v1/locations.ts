@@ -20,7 +20,7 @@ export interface SharedSecret {
 /** The secrets of a location, as LocationAuth and CreateLocationSecret return them. */
 export interface LocationAuth {
   locationId: string;
-  /** Oldest first. A location always keeps at least one secret. */
+  /** Oldest first. May be empty once the last secret was deleted. */
   secrets: SharedSecret[];
 }
 

@@ -59,7 +59,10 @@ export interface RobotPart {
   lastAccess?:
     | Date
     | undefined;
-  /** The part's secrets, oldest first; a part always keeps at least one. */
+  /**
+   * The part's secrets, oldest first. A part starts with one; it may be
+   * empty once the last one was deleted.
+   */
   secrets: SharedSecret[];
   /** True for the machine's main part (exactly one per machine). */
   mainPart: boolean;
