@@ -118,6 +118,7 @@ test('invite and its changes; a key limited to one location used in a new profil
   await expect(profileSelect(page).locator('option:checked')).toHaveText(LIMITED);
 
   // Only Reno is in the limited profile's tree; what it may not do says why.
+  await expand(page, ACME);
   await expect(treeItem(page, RENO)).toBeVisible();
   // Reno's sibling and the other organizations are not there (Reno shows, so its organization is open).
   await expect(treeItem(page, 'Columbus DC')).toHaveCount(0);

@@ -28,19 +28,30 @@ export function accessFeature(shell: Shell): Feature {
     leave: () => pages.leave(),
     reset: () => pages.leave(),
     reload: () => void (pages.people ?? pages.keys ?? pages.holders ?? pages.secrets)?.load(),
+    // A page the key may not read is not offered (a key scoped to a location sees no People, keys or roles of
+    // the organization): who holds what and the keys are the organization owner's to read, secrets their owner's.
     orgLinks: (orgId) => {
       const org = { kind: 'org' as const, orgId, id: orgId };
+      const may = (permission: 'read_organization' | 'write_organization') => shell.permissions.denied(permission, org) === null;
       return [
-        { id: 'people', label: 'People', icon: 'building', title: 'Members, their roles and pending invites', route: accessPath(org, 'people'), testId: 'org-people' },
-        { id: 'keys', label: 'API keys', icon: 'key', title: 'API keys with a role here: create, rotate, rename, delete', route: accessPath(org, 'keys'), testId: 'org-keys' },
-        roles(`${nodeRoute(org)}/roles`),
+        ...(may('read_organization') ? [{ id: 'people', label: 'People', icon: 'building' as const, title: 'Members, their roles and pending invites', route: accessPath(org, 'people'), testId: 'org-people' }] : []),
+        ...(may('write_organization') ? [{ id: 'keys', label: 'API keys', icon: 'key' as const, title: 'API keys with a role here: create, rotate, rename, delete', route: accessPath(org, 'keys'), testId: 'org-keys' }, roles(`${nodeRoute(org)}/roles`)] : []),
       ];
     },
     nodeLinks: (ref) => {
-      const secrets: PageLink = { id: 'secrets', label: 'Secrets', icon: 'lock', title: ref.kind === 'location' ? 'The secrets machines join this location with' : 'The secrets this part connects with', route: accessPath(ref, 'secrets'), testId: 'node-secrets' };
-      if (ref.kind === 'location') return [roles(accessPath(ref, 'roles')), secrets];
-      if (ref.kind === 'machine') return [roles(accessPath(ref, 'roles')), { id: 'machine-keys', label: 'API keys', icon: 'key', title: 'The API keys holding a role on this machine', route: accessPath(ref, 'keys'), testId: 'machine-keys' }];
-      if (ref.kind === 'part') return [secrets];
+      const ownerOfOrg = shell.permissions.denied('write_organization', { kind: 'org', orgId: ref.orgId, id: ref.orgId }) === null;
+      const secrets: PageLink[] =
+        shell.permissions.denied(ref.kind === 'location' ? 'read_location_secret' : 'read_robot_secret', ref) === null
+          ? [{ id: 'secrets', label: 'Secrets', icon: 'lock', title: ref.kind === 'location' ? 'The secrets machines join this location with' : 'The secrets this part connects with', route: accessPath(ref, 'secrets'), testId: 'node-secrets' }]
+          : [];
+      const rolesHere = ownerOfOrg ? [roles(accessPath(ref, 'roles'))] : [];
+      if (ref.kind === 'location') return [...rolesHere, ...secrets];
+      if (ref.kind === 'machine')
+        return [
+          ...rolesHere,
+          ...(shell.permissions.denied('write_robot', ref) === null ? [{ id: 'machine-keys', label: 'API keys', icon: 'key' as const, title: 'The API keys holding a role on this machine', route: accessPath(ref, 'keys'), testId: 'machine-keys' }] : []),
+        ];
+      if (ref.kind === 'part') return secrets;
       return [];
     },
   };

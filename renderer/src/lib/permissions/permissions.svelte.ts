@@ -96,8 +96,8 @@ export class KeyPermissionsStore {
     return [{ type: 'machine', id: machine.id, name: machine.name }, ...locations(machine.locationId), org];
   }
 
-  /** Why the key may not do `permission` on `ref` ("needs owner on Reno Fulfillment Center"), or null when it may (or nothing is known yet). */
-  denied(permission: CheckedPermission, ref: NodeRef): string | null {
+  /** What the key lacks for `permission` on `ref` ("needs owner on Reno Fulfillment Center"), or null when it may (or nothing is known yet). */
+  denial(permission: CheckedPermission, ref: NodeRef): string | null {
     const view = this.#views.get(ref.orgId);
     if (!view || view.checkedAt === null) return null;
     // Checked on the nearest resource of the permission's type: a location's on a machine's location, the organization's on anything.
@@ -105,8 +105,13 @@ export class KeyPermissionsStore {
     const type = permissionResourceType(permission);
     const from = chain.findIndex((r) => r.type === type);
     if (from < 0) return null;
-    const denial = whyNot(view, permission, chain.slice(from));
-    return denial ? `This profile’s API key cannot do this: it ${denial.text}.` : null;
+    return whyNot(view, permission, chain.slice(from))?.text ?? null;
+  }
+
+  /** Why the key may not do `permission` on `ref`, as a disabled action says it, or null when it may (or nothing is known yet). */
+  denied(permission: CheckedPermission, ref: NodeRef): string | null {
+    const denial = this.denial(permission, ref);
+    return denial ? `This profile’s API key cannot do this: it ${denial}.` : null;
   }
 
   /** Why an action that needs `permission` on `ref` cannot be made now: offline first, then the key's rights; null when it can. */
