@@ -97,6 +97,18 @@ test('invite and its changes; a key limited to one location used in a new profil
   await dialog.getByRole('button', { name: 'Delete invite' }).click();
   await expect(invite).toHaveCount(0);
 
+  // Who holds what on the organization, and the dialog that adds a role.
+  await openOrg(page);
+  await page.getByTestId('node-roles').click();
+  await expect(main(page).getByRole('heading', { level: 1 })).toHaveText(`Who has access to ${ACME}`);
+  await expect(main(page).getByTestId('holders')).toContainText('Marco Reyes');
+  await scan(page, 'roles page');
+  await main(page).getByRole('button', { name: 'Add role…' }).click();
+  dialog = page.getByRole('dialog', { name: `Add a role on ${ACME}` });
+  await expect(dialog.getByRole('option', { name: /Marco Reyes/ })).toBeAttached();
+  await scan(page, 'add role dialog');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
   // An API key limited to Reno, used in a new profile in one step.
   await openOrg(page);
   await page.getByTestId('org-keys').click();
@@ -125,6 +137,9 @@ test('invite and its changes; a key limited to one location used in a new profil
   await expect(treeItem(page, 'Harborline Logistics AMR')).toHaveCount(0);
   await treeItem(page, RENO).click();
   await expect(main(page).getByRole('heading', { level: 1 })).toHaveText(RENO);
+  await expect(main(page).getByText('Read just now.')).toBeVisible(); // its metadata, readable
+  await expect(main(page).getByRole('alert')).toHaveCount(0); // nothing it cannot read is asked for
+  await expect(main(page).getByTestId('node-roles')).toHaveCount(0);
   const rename = main(page).getByRole('button', { name: 'Rename' });
   await expect(rename).toBeDisabled();
   await expect(rename).toHaveAttribute('title', `This profile’s API key cannot do this: it needs owner on ${RENO}.`);
@@ -154,6 +169,7 @@ test('invite and its changes; a key limited to one location used in a new profil
   const ask = page.getByRole('dialog', { name: 'Enter API key' });
   await expect(ask).toBeVisible();
   await expect(page.getByText('API key refused')).toBeVisible();
+  await scan(page, 'key refused: asked for a new one');
   await expect(treeItem(page, RENO)).toBeVisible(); // the cache stays browsable
   await ask.getByLabel('API key').fill(secret);
   await ask.getByRole('button', { name: 'Save key' }).click();
