@@ -174,6 +174,21 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
   };
   const thisKeyId = () => (connection.profileId ? (ctx.profiles.get(connection.profileId)?.apiKeyId ?? '') : '');
 
+  /**
+   * The local service prints its own key at every start (its data dir keeps that copy), so the local
+   * profile signs in with it after a restart: rotating or deleting it from here would lock that
+   * profile out for good.
+   */
+  const notTheLocalKey = (keyId: string, what: string) => {
+    const active = connection.profileId ? ctx.profiles.get(connection.profileId) : undefined;
+    if (active?.kind === 'local' && active.apiKeyId === keyId) {
+      throw new AppError(
+        'invalid',
+        `Couldn't ${what}: it is the local service's own key, which the "${active.name}" profile signs in with at every start; without it that profile could not connect again. Make another key to share instead.`,
+      );
+    }
+  };
+
   /** After a change, refresh a cached list; a failure here must not turn the change (already made) into an error. */
   const refresh = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -196,12 +211,17 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     return { keyId, secret, name: known ?? '', rememberedUntil: until.toISOString() };
   };
 
-  /** The role-changing calls, then the roles of the resources they touched read again. */
-  const roleChange = (what: string, orgId: string, grants: readonly Grant[], call: (client: FleetClient) => Promise<unknown>) =>
+  /**
+   * The role-changing calls, then the roles of the resources they touched read again. A change of
+   * this profile's own key's roles changes what it may do (and may see): a sync round follows at once
+   * rather than at the next minute's check.
+   */
+  const roleChange = (what: string, orgId: string, identityId: string, grants: readonly Grant[], call: (client: FleetClient) => Promise<unknown>) =>
     explaining(what, () =>
       write(connection, what, async (client, _cache, run) => {
         await call(client);
         await refresh('who holds what', () => fetchRoles(client, run, orgId, [...new Set(grants.map((g) => g.resourceId))]));
+        if (identityId === thisKeyId()) void connection.sync().catch(() => undefined);
         return {};
       }),
     );
@@ -334,13 +354,13 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     },
 
     'access.addRole': ({ orgId, identityId, grant }) =>
-      roleChange('give the role', orgId, [grant], (client) => client.call('give the role', client.app.addRole, roleRequest(orgId, identityId, grant))),
+      roleChange('give the role', orgId, identityId, [grant], (client) => client.call('give the role', client.app.addRole, roleRequest(orgId, identityId, grant))),
 
     'access.removeRole': ({ orgId, identityId, grant }) =>
-      roleChange('take the role away', orgId, [grant], (client) => client.call('take the role away', client.app.removeRole, roleRequest(orgId, identityId, grant))),
+      roleChange('take the role away', orgId, identityId, [grant], (client) => client.call('take the role away', client.app.removeRole, roleRequest(orgId, identityId, grant))),
 
     'access.changeRole': ({ orgId, identityId, from, to }) =>
-      roleChange('change the role', orgId, [from, to], (client) =>
+      roleChange('change the role', orgId, identityId, [from, to], (client) =>
         client.call('change the role', client.app.changeRole, {
           organizationId: orgId,
           oldIdentityId: identityId,
@@ -392,6 +412,7 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     'access.rotateKey': ({ keyId }) =>
       explaining('rotate the key', () =>
         write(connection, 'rotate the key', async (client, cache, run) => {
+          notTheLocalKey(keyId, 'rotate the key');
           const r = await client.call('rotate the key', client.app.rotateKey, { id: keyId });
           const profileId = connection.profileId;
           // This profile's own key: keep the new secret where its key lives, or the app signs itself out.
@@ -427,6 +448,7 @@ export function accessHandlers(ctx: BackendContext, issued: IssuedKeys): DomainH
     'access.deleteKey': ({ keyId }) =>
       explaining('delete the key', () =>
         write(connection, 'delete the key', async (client, _cache, run) => {
+          notTheLocalKey(keyId, 'delete the key');
           await client.call('delete the key', client.app.deleteKey, { id: keyId });
           issued.forget(keyId);
           await run('accessKeyRemove', keyId);

@@ -352,6 +352,19 @@ describe('a key limited to one location', () => {
     expect(a.backend.handlers['connection.get']({})).toMatchObject({ status: 'online', error: null });
     expect((await a.value('locations.tree', { orgId })).locations.map((l) => l.name)).toEqual(['Reno Fulfillment Center']);
   });
+
+  it('learns of a role given elsewhere with the next sync, and says which organizations changed', async () => {
+    const org: ResourceRef = { type: 'organization', id: orgId, name: orgName };
+    const renoRef: ResourceRef = { type: 'location', id: reno, name: 'Reno Fulfillment Center' };
+    expect(whyNot(await a.value('access.permissions', { orgId }), 'write_location', [renoRef, org])).not.toBeNull();
+    await b.value('access.changeRole', { orgId, identityId: limited.keyId, from: { resourceType: 'location', resourceId: reno, role: 'operator' }, to: { resourceType: 'location', resourceId: reno, role: 'owner' } });
+    const changed = a.next('access.permissions', (e) => e.orgIds.includes(orgId));
+    await a.value('connection.retry', {});
+    expect(await changed).toEqual({ orgIds: [orgId], all: false });
+    const now = await a.value('access.permissions', { orgId });
+    expect(whyNot(now, 'write_location', [renoRef, org])).toBeNull();
+    expect(whyNot(now, 'write_organization', [org])?.text).toBe(`needs owner on ${orgName}`);
+  });
 });
 
 describe("rotating the profile's own key", () => {
@@ -366,6 +379,24 @@ describe("rotating the profile's own key", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect((await b.value('access.keys', { orgId })).keys.find((k) => k.id === ownKey)?.thisProfile).toBe(true);
+  });
+});
+
+describe('the local profile', () => {
+  it("refuses to rotate or delete the local service's own key, which the local profile signs in with at every start", async () => {
+    const local = await openTestBackend(join(dir.path, 'local'), { timing, keychain: { store: new MemoryKeychain(), status: { available: true, reason: null } } });
+    try {
+      await local.backend.start();
+      const profile = (await local.value('profiles.list', {})).profiles.find((p) => p.kind === 'local')!;
+      for (const channel of ['access.rotateKey', 'access.deleteKey'] as const) {
+        const refused = await failure(local.call(channel, { keyId: profile.apiKeyId }));
+        expect(refused.kind).toBe('invalid');
+        expect(refused.message).toMatch(/local service's own key.*Make another key to share instead/);
+      }
+      expect((await local.value('connection.retry', {})).status).toBe('online');
+    } finally {
+      await local.close();
+    }
   });
 });
 
