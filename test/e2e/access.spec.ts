@@ -171,6 +171,15 @@ test('invite and its changes; a key limited to one location used in a new profil
   await expect(page.getByText('API key refused')).toBeVisible();
   await scan(page, 'key refused: asked for a new one');
   await expect(treeItem(page, RENO)).toBeVisible(); // the cache stays browsable
+  // Asked once: put aside, a retry refused again does not ask again; the banner does, when wanted.
+  await ask.getByRole('button', { name: 'Cancel' }).click();
+  await expect(ask).toBeHidden();
+  const retry = page.getByRole('button', { name: 'Retry now' });
+  await retry.click();
+  await expect(retry).not.toHaveAttribute('aria-busy', 'true');
+  await expect(page.getByText('API key refused')).toBeVisible();
+  await expect(ask).toBeHidden();
+  await page.getByRole('button', { name: 'Enter API key…' }).click();
   await ask.getByLabel('API key').fill(secret);
   await ask.getByRole('button', { name: 'Save key' }).click();
   await expect(ask).toBeHidden();
