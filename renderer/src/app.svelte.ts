@@ -12,6 +12,7 @@ import { LocalServiceStore } from './features/local-service/local-service.svelte
 import type { LivenessWatch } from './features/fleet/liveness-watch';
 import { Notices } from './lib/state/notices.svelte';
 import { OrgsStore } from './features/orgs/orgs.svelte';
+import { KeyPermissionsStore } from './lib/permissions/permissions.svelte';
 import { ProfilesStore } from './features/profiles/profiles.svelte';
 import { Router } from './lib/router/router.svelte';
 import type { Shell } from './lib/shell/feature';
@@ -32,6 +33,7 @@ export class FleetApp implements Shell {
   readonly link: BackendLink;
   readonly fleet: FleetStore;
   readonly fleetActions: FleetActions;
+  readonly permissions: KeyPermissionsStore;
   readonly bridge: FleetBridge;
   readonly router: Router;
   readonly workbench: Workbench;
@@ -50,6 +52,7 @@ export class FleetApp implements Shell {
     this.orgs = new OrgsStore(bridge);
     this.fleet = new FleetStore(bridge, () => this.orgs.orgs);
     this.fleetActions = new FleetActions(bridge, this.fleet, this.notices);
+    this.permissions = new KeyPermissionsStore(bridge, this.fleet, () => this.blocked);
     this.localService = new LocalServiceStore(bridge);
     this.link = new BackendLink(transport);
     this.router = new Router(history, {
@@ -90,13 +93,15 @@ export class FleetApp implements Shell {
     return this.workbench;
   }
 
+  /** The service cannot be used now: unreachable, or it refused this profile's key (then the cache answers, as offline). */
   get offline(): boolean {
-    return this.connection.status === 'offline';
+    return this.connection.status === 'offline' || this.connection.status === 'needs-key';
   }
 
   /** Why writes cannot be made now, said on every disabled action. */
   get blocked(): string | null {
     const { connection } = this;
+    if (connection.status === 'needs-key') return 'The service refused this profile’s API key (deleted or rotated elsewhere); changes need a new one. Enter it from the banner; the cached fleet stays browsable.';
     return connection.status === 'offline'
       ? `The service cannot be reached${connection.error ? ` (${connection.error.message.replace(/\.$/, '')})` : ''}; changes need it. The cached fleet stays browsable.`
       : null;
@@ -110,6 +115,7 @@ export class FleetApp implements Shell {
       this.orgs.follow(),
       this.localService.follow(),
       this.workbench.follow(),
+      this.permissions.follow(),
       this.clock.follow(),
       this.link.follow(() => void this.reload()),
       this.#followProfile(),
@@ -137,6 +143,7 @@ export class FleetApp implements Shell {
   /** Another profile: each feature forgets the last one's pages, and that profile's last page comes back. */
   #followProfile(): () => void {
     return this.profiles.onSwitch(() => {
+      this.permissions.reset();
       this.workbench.reset();
       void this.router.restore(() => this.#lastPage(), { newStretch: true });
     });
@@ -145,6 +152,7 @@ export class FleetApp implements Shell {
   /** Load every snapshot again (after the backend link came back: events may have been missed). */
   async reload(): Promise<void> {
     this.workbench.reload();
+    this.permissions.reset();
     await Promise.all([this.profiles.load(), this.connection.load(), this.orgs.load(), this.localService.load()]);
     for (const org of this.orgs.orgs) void this.fleet.loadTree(org.id);
   }

@@ -19,7 +19,8 @@ export function fragmentsFeature(shell: Shell): Feature {
     reload: () => pages.reload(),
     effects: () => pages.effects(),
     leaveGuard: () => pages.unsaved(),
-    orgLinks: (orgId) => [{ id: 'fragments', label: 'Fragments', icon: 'share', title: 'Reusable config blocks of this organization: browse, edit, tag', route: fragmentsPath(orgId), testId: 'org-fragments' }],
+    // A key without a role on the organization itself (one scoped to a location) reads no fragment: not offered.
+    orgLinks: (orgId) => (shell.permissions.denied('read_fragment', { kind: 'org', orgId, id: orgId }) ? [] : [{ id: 'fragments', label: 'Fragments', icon: 'share', title: 'Reusable config blocks of this organization: browse, edit, tag', route: fragmentsPath(orgId), testId: 'org-fragments' }]),
     commands: () => [
       ...shell.fleet.orgs.map((o) => ({ id: `fragments:${o.id}`, name: `Fragments of ${o.name}`, context: o.name, icon: 'share' as const, run: () => shell.router.go(fragmentsPath(o.id)) })),
       ...pages.drafts.map((d) => ({ id: `fragment-draft:${d.fragmentId}`, name: `Unsaved edit of ${d.name}`, context: 'Fragment draft', icon: 'share' as const, run: () => shell.router.go(fragmentPath(d.orgId, d.fragmentId)) })),

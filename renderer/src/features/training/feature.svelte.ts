@@ -48,6 +48,8 @@ export function trainingFeature(shell: Shell): Feature {
     reset: () => store.reset(),
     reload: () => void store.reload(),
     orgLinks: (orgId) => {
+      // Training needs a role on the organization itself: a key scoped to a location is not offered it.
+      if (shell.permissions.denied('read_organization', { kind: 'org', orgId, id: orgId })) return [];
       const running = store.runningIn(orgId);
       return [
         {

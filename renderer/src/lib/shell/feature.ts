@@ -3,6 +3,7 @@ import type { Clock } from '../state/clock.svelte';
 import type { FleetActions } from '../fleet/fleet-actions';
 import type { FleetStore, NodeRef } from '../fleet/fleet.svelte';
 import type { IconName } from '../ui/icons';
+import type { KeyPermissionsStore } from '../permissions/permissions.svelte';
 import type { Notices } from '../state/notices.svelte';
 import type { PageRoute, Router } from '../router/router.svelte';
 
@@ -23,6 +24,12 @@ export interface Shell {
   readonly offline: boolean;
   /** Why writes cannot be made now (said on every disabled action), or null. */
   readonly blocked: string | null;
+  /**
+   * What the active profile's key may do: `permissions.blocked(permission, ref)` is why a write
+   * cannot be made now (offline, or the key lacks the role: "needs owner on …"), said on the
+   * disabled action like `blocked`; null when it can.
+   */
+  readonly permissions: KeyPermissionsStore;
   /** What the features contribute to each other's pages (links on an organization's page, a node's page). */
   readonly contributions: Contributions;
 }

@@ -5,6 +5,7 @@ import { FleetStore } from '../fleet/fleet.svelte';
 import { memoryHistory } from '../router/history';
 import { Router } from '../router/router.svelte';
 import { Notices } from '../state/notices.svelte';
+import { KeyPermissionsStore } from '../permissions/permissions.svelte';
 import type { Organization } from '../../../../common/orgs';
 import type { Shell } from '../shell/feature';
 import { Workbench } from '../shell/workbench';
@@ -20,6 +21,7 @@ export function testShell(bridge: FleetBridge, orgs: () => readonly Organization
   let workbench: Workbench | null = null;
   const router = new Router(history, { leave: (owner) => workbench?.leave(owner) });
   workbench = new Workbench(router);
+  const blocked = options.offline ? 'The service cannot be reached; changes need it.' : null;
   return {
     bridge,
     router,
@@ -29,7 +31,8 @@ export function testShell(bridge: FleetBridge, orgs: () => readonly Organization
     fleetActions: new FleetActions(bridge, fleet, notices),
     browserMode: true,
     offline: options.offline ?? false,
-    blocked: options.offline ? 'The service cannot be reached; changes need it.' : null,
+    blocked,
+    permissions: new KeyPermissionsStore(bridge, fleet, () => blocked),
     contributions: workbench,
     workbench,
     history,
