@@ -732,3 +732,48 @@ describe('0015 keys_and_secrets', () => {
     expect(plan).toMatch(/authorizations_by_resource/);
   });
 });
+
+describe('0016 part_module_refs', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const PART = '66666666-6666-4666-8666-666666666666';
+  const OTHER = '77777777-7777-4777-8777-777777777777';
+  /** A database at 0015 holding parts whose configs name modules (and things that are not module entries), migrated to 0016. */
+  function upgraded(): Database.Database {
+    const db = migratedTo(15);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    const part = db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, ?, ?, ?, 'x', ?, ?)");
+    const modules = [{ module_id: 'acme:nav', version: '1.0.0' }, { module_id: 'acme:nav', version: '2.0.0' }, { module_id: `${ORG}:arm` }, { module_id: 7 }, { name: 'local' }, 'acme:text', ['acme:array']];
+    part.run(PART, ROBOT, LOC, 'bot-main', 1, JSON.stringify({ modules }), NOW, NOW);
+    part.run(OTHER, ROBOT, LOC, 'bot-arm', 0, JSON.stringify({ modules: { one: { module_id: 'acme:nav' } }, components: [{ module_id: 'acme:not-a-module' }] }), NOW, NOW);
+    migrate(db, serviceMigrations.slice(0, 16));
+    return db;
+  }
+  const refs = (db: Database.Database) => db.prepare('SELECT part_id, module_id FROM part_module_refs ORDER BY part_id, module_id').all();
+
+  it('creates a STRICT table without rowid, indexed by module id', () => {
+    const db = upgraded();
+    expect(isStrict(db, 'part_module_refs')).toBe(true);
+    expect(columns(db, 'part_module_refs')).toEqual({ part_id: 'TEXT NOT NULL PK', module_id: 'TEXT NOT NULL PK' });
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN ('a', 'b')").all() as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/part_module_refs_by_module/);
+  });
+
+  it("indexes the module ids existing parts' configs name, once per part, as the scan it replaces read them; goes with the part", () => {
+    const db = upgraded();
+    expect(refs(db)).toEqual([
+      { part_id: PART, module_id: `${ORG}:arm` },
+      { part_id: PART, module_id: 'acme:nav' },
+      // `modules` written as an object: its values were read as entries by json_each, so they still are.
+      { part_id: OTHER, module_id: 'acme:nav' },
+    ]);
+    expect(() => db.prepare("INSERT INTO part_module_refs (part_id, module_id) VALUES (?, 'x')").run(ROBOT)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO part_module_refs (part_id, module_id) VALUES (?, 'acme:nav')").run(PART)).toThrow(/UNIQUE|PRIMARY/);
+    db.prepare('DELETE FROM robot_parts WHERE id = ?').run(OTHER);
+    expect(refs(db)).toHaveLength(2);
+    db.prepare('DELETE FROM robots').run();
+    expect(refs(db)).toEqual([]);
+  });
+});
