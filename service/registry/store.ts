@@ -29,6 +29,15 @@ export interface ItemRow {
   readonly updated_at: string;
 }
 
+/**
+ * A row as ListRegistryItems reads it: with the platforms of its files (a JSON array, sorted) and,
+ * for a module, the parts whose config uses it, read in the same query as the row.
+ */
+export interface ListedRow extends ItemRow {
+  readonly platforms: string;
+  readonly usage: number;
+}
+
 /** A module's manifest, as UpdateModule writes it whole. */
 export interface Manifest {
   readonly url: string;
@@ -57,6 +66,18 @@ const SELECT = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '')
   FROM registry_items r JOIN organizations o ON o.id = r.organization_id`;
 
 /**
+ * SELECT with each row's platforms and usage, each answered from an index (registry_files' primary
+ * key, part_module_refs_by_module): one query for a page, whatever the number of items or of parts.
+ */
+const LISTED = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '') AS namespace, r.name, r.type, r.visibility, r.description,
+  r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at,
+  (SELECT json_group_array(platform ORDER BY platform) FROM (SELECT DISTINCT platform FROM registry_files WHERE item_id = r.id)) AS platforms,
+  CASE WHEN r.type = ${PackageType.PACKAGE_TYPE_MODULE}
+    THEN (SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN (r.organization_id || ':' || r.name, coalesce(o.public_namespace, r.organization_id) || ':' || r.name))
+    ELSE 0 END AS usage
+  FROM registry_items r JOIN organizations o ON o.id = r.organization_id`;
+
+/**
  * A key that orders versions as text: every run of digits is padded to 8 places, so numbers compare
  * numerically — `1.10.2` → `00000001.00000010.00000002` (semantic versions), and free labels of
  * trained models too: `2` < `10`, `2026-11-25` → `00002026-00000011-00000025`, `rc2` < `rc10`.
@@ -67,14 +88,6 @@ export function versionKey(version: string): string {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Does `platform` satisfy a filter entry? `linux/any` matches every linux architecture and the other way round. */
-export function platformMatches(platform: string, wanted: string): boolean {
-  if (platform === wanted) return true;
-  const [os, arch] = platform.split('/');
-  const [wantedOs, wantedArch] = wanted.split('/');
-  return os === wantedOs && (arch === 'any' || wantedArch === 'any');
 }
 
 export class RegistryStore {
@@ -139,15 +152,12 @@ export class RegistryStore {
     this.db.prepare('DELETE FROM registry_items WHERE id = ?').run(id);
   }
 
-  /** Machine parts whose config uses the item: a `modules[]` entry whose `module_id` is either form of its id. */
+  /**
+   * Machine parts whose config uses the item: a `modules[]` entry whose `module_id` is either form of
+   * its id. Counted from the index of what configs name (`part_module_refs`), never by reading configs.
+   */
   usage(row: ItemRow): number {
-    return this.db
-      .prepare(
-        `SELECT count(DISTINCT p.id) FROM robot_parts p, json_each(p.config_json, '$.modules') m
-          WHERE json_type(m.value) = 'object' AND json_extract(m.value, '$.module_id') IN (?, ?)`,
-      )
-      .pluck()
-      .get(`${row.organization_id}:${row.name}`, row.namespace === '' ? `${row.organization_id}:${row.name}` : `${row.namespace}:${row.name}`) as number;
+    return this.db.prepare(`SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN (?, ?)`).pluck().get(`${row.organization_id}:${row.name}`, `${row.namespace || row.organization_id}:${row.name}`) as number;
   }
 
   /** Another module of the organization that declares an app of this name, if any. */
@@ -159,17 +169,18 @@ export class RegistryStore {
   }
 
   /** Platforms of every uploaded file of the item, sorted. */
-  private platformsOf(ids: readonly string[]): Map<string, string[]> {
-    const rows = this.db
-      .prepare('SELECT DISTINCT item_id, platform FROM registry_files WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY platform')
-      .all(JSON.stringify(ids)) as { item_id: string; platform: string }[];
-    const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.item_id, [...(out.get(r.item_id) ?? []), r.platform]);
-    return out;
+  private platformsOf(id: string): string[] {
+    return this.db.prepare('SELECT DISTINCT platform FROM registry_files WHERE item_id = ? ORDER BY platform').pluck().all(id) as string[];
   }
 
-  toItem(row: ItemRow, includeMarkdown: boolean, platforms?: readonly string[]): RegistryItem {
-    const files = platforms ?? this.platformsOf([row.id]).get(row.id) ?? [];
+  /**
+   * The item as the contract answers it. A listed row carries its platforms and usage (read with it
+   * in one query); any other row has them read here.
+   */
+  toItem(row: ItemRow | ListedRow, includeMarkdown: boolean, versions?: readonly ModuleVersion[]): RegistryItem {
+    const listed = 'platforms' in row;
+    const files = listed ? (JSON.parse(row.platforms) as string[]) : this.platformsOf(row.id);
+    const usage = row.type !== PackageType.PACKAGE_TYPE_MODULE ? 0 : listed ? row.usage : this.usage(row);
     return {
       itemId: wireId(row),
       organizationId: row.organization_id,
@@ -184,29 +195,41 @@ export class RegistryStore {
       markdownDocumentation: includeMarkdown && row.markdown !== null ? row.markdown : undefined,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
-      totalRobotUsage: row.type === PackageType.PACKAGE_TYPE_MODULE ? this.usage(row) : 0,
+      totalRobotUsage: usage,
+      versions: versions ? [...versions] : [],
     };
   }
 
   /** Versions of an item, oldest first, each with its files. */
   versions(row: ItemRow): ModuleVersion[] {
-    const versions = this.db.prepare('SELECT version, entrypoint, models, apps, uploaded_at FROM registry_versions WHERE item_id = ? ORDER BY version_key').all(row.id) as {
-      version: string;
-      entrypoint: string;
-      models: string;
-      apps: string;
-      uploaded_at: string;
-    }[];
-    const files = this.db.prepare('SELECT version, platform, size_bytes, sha256, uploaded_at FROM registry_files WHERE item_id = ? ORDER BY platform').all(row.id) as {
-      version: string;
-      platform: string;
-      size_bytes: number;
-      sha256: string;
-      uploaded_at: string;
-    }[];
-    return versions.map((v) => {
-      const own = files.filter((f) => f.version === v.version);
-      return {
+    return this.versionsOf([row]).get(row.id) ?? [];
+  }
+
+  /**
+   * Versions of each of `rows` (by item id), oldest first, each with its files: two queries
+   * whatever the number of items (ListRegistryItems' include_versions answers a page with them).
+   */
+  versionsOf(rows: readonly ItemRow[]): Map<string, ModuleVersion[]> {
+    const ids = JSON.stringify(rows.map((r) => r.id));
+    const versions = this.db
+      .prepare('SELECT item_id, version, entrypoint, models, apps, uploaded_at FROM registry_versions WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, version_key')
+      .all(ids) as { item_id: string; version: string; entrypoint: string; models: string; apps: string; uploaded_at: string }[];
+    const files = this.db
+      .prepare('SELECT item_id, version, platform, size_bytes, sha256, uploaded_at FROM registry_files WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, version, platform')
+      .all(ids) as { item_id: string; version: string; platform: string; size_bytes: number; sha256: string; uploaded_at: string }[];
+    const filesOf = new Map<string, typeof files>();
+    for (const f of files) {
+      const key = `${f.item_id}\n${f.version}`;
+      const own = filesOf.get(key);
+      if (own) own.push(f);
+      else filesOf.set(key, [f]);
+    }
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const out = new Map<string, ModuleVersion[]>(rows.map((r) => [r.id, []]));
+    for (const v of versions) {
+      const row = present(byId.get(v.item_id), `listed item ${v.item_id}`);
+      const own = filesOf.get(`${v.item_id}\n${v.version}`) ?? [];
+      out.get(v.item_id)?.push({
         version: v.version,
         platforms: own.map((f) => f.platform),
         models: JSON.parse(v.models) as Model[],
@@ -214,8 +237,9 @@ export class RegistryStore {
         apps: JSON.parse(v.apps) as App[],
         uploadedAt: new Date(v.uploaded_at),
         files: own.map((f) => ({ platform: f.platform, sizeBytes: f.size_bytes, sha256: f.sha256, uploadedAt: new Date(f.uploaded_at), url: this.fileUrl(row, v.version, f.platform) })),
-      };
-    });
+      });
+    }
+    return out;
   }
 
   toModule(row: ItemRow): Module {
@@ -241,9 +265,9 @@ export class RegistryStore {
    * organizations whose every item the caller sees; other organizations' items show only when public
    * (unlisted ones are found by id, never listed to outsiders).
    */
-  list(filter: ItemFilter, visibleOrgs: readonly string[], after: readonly [string, string] | null, limit: number): { rows: ItemRow[]; platforms: Map<string, string[]>; more: boolean } {
+  list(filter: ItemFilter, visibleOrgs: readonly string[], after: readonly [string, string] | null, limit: number): { rows: ListedRow[]; more: boolean } {
     const where: string[] = [`(r.organization_id IN (SELECT value FROM json_each(@visible)) OR r.visibility = ${Visibility.VISIBILITY_PUBLIC})`];
-    const params: Record<string, unknown> = { visible: JSON.stringify(visibleOrgs) };
+    const params: Record<string, unknown> = { visible: JSON.stringify(visibleOrgs), limit: limit + 1 };
     if (filter.organizationId !== null) {
       where.push('r.organization_id = @org');
       params.org = filter.organizationId;
@@ -268,28 +292,29 @@ export class RegistryStore {
       const published = filter.statuses[0] === RegistryItemStatus.REGISTRY_ITEM_STATUS_PUBLISHED;
       where.push(`${published ? '' : 'NOT '}EXISTS (SELECT 1 FROM registry_files f WHERE f.item_id = r.id)`);
     }
+    if (filter.platforms.length > 0) {
+      // A file for a listed platform, `os/any` matching both ways: the exact platform, its `os/any`,
+      // or any architecture of an os asked for as `os/any`.
+      const exact = new Set<string>();
+      const anyOf = new Set<string>();
+      for (const wanted of filter.platforms) {
+        const [os = '', arch = ''] = wanted.split('/');
+        exact.add(wanted);
+        exact.add(`${os}/any`);
+        if (arch === 'any') anyOf.add(os);
+      }
+      where.push(`EXISTS (SELECT 1 FROM registry_files f WHERE f.item_id = r.id
+        AND (f.platform IN (SELECT value FROM json_each(@exact)) OR substr(f.platform, 1, instr(f.platform, '/') - 1) IN (SELECT value FROM json_each(@anyOf))))`);
+      params.exact = JSON.stringify([...exact]);
+      params.anyOf = JSON.stringify([...anyOf]);
+    }
     if (after !== null) {
       where.push('(r.organization_id, r.name) > (@afterOrg, @afterName)');
       params.afterOrg = after[0];
       params.afterName = after[1];
     }
-    const platformFilter = filter.platforms;
-    const statement = this.db.prepare(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY r.organization_id, r.name`);
-    const rows: ItemRow[] = [];
-    let more = false;
-    // The platform filter is applied here (it matches `os/any` both ways): rows are read lazily, so a page stops early.
-    const platforms = new Map<string, string[]>();
-    for (const row of statement.iterate(params) as Iterable<ItemRow>) {
-      const own = this.platformsOf([row.id]).get(row.id) ?? [];
-      if (platformFilter.length > 0 && !own.some((p) => platformFilter.some((w) => platformMatches(p, w)))) continue;
-      if (rows.length === limit) {
-        more = true;
-        break;
-      }
-      rows.push(row);
-      platforms.set(row.id, own);
-    }
-    return { rows, platforms, more };
+    const rows = this.db.prepare(`${LISTED} WHERE ${where.join(' AND ')} ORDER BY r.organization_id, r.name LIMIT @limit`).all(params) as ListedRow[];
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
   /** Modules of an organization, by name: every one for a member (`includePrivate`), the public ones for anyone else. */
