@@ -158,8 +158,8 @@ export function createRegistryHandlers(
 
     async deleteRegistryItem(_request, ctx) {
       const target = registryTarget(ctx);
-      const row = store.row(target.id);
-      const used = store.usage(row);
+      // Parts whose config names it, kept on the row as configs change (migration 0016).
+      const used = store.row(target.id).usage;
       if (used > 0) {
         throw new FleetError(
           status.FAILED_PRECONDITION,

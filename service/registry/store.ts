@@ -27,15 +27,24 @@ export interface ItemRow {
   readonly first_run: string;
   readonly created_at: string;
   readonly updated_at: string;
+  /** Sorted platforms of the item's files, a JSON array (kept by a trigger, migration 0016). */
+  readonly platforms: string;
+  /** Parts whose config names the item, in either id form (kept by triggers, migration 0016). */
+  readonly usage: number;
 }
 
-/**
- * A row as ListRegistryItems reads it: with the platforms of its files (a JSON array, sorted) and,
- * for a module, the parts whose config uses it, read in the same query as the row.
- */
-export interface ListedRow extends ItemRow {
-  readonly platforms: string;
-  readonly usage: number;
+/** A version of an item joined with one of its files (`platform` null: a version without files). */
+export interface VersionFileRow {
+  readonly item_id: string;
+  readonly version: string;
+  readonly entrypoint: string;
+  readonly models: string;
+  readonly apps: string;
+  readonly uploaded_at: string;
+  readonly platform: string | null;
+  readonly size_bytes: number;
+  readonly sha256: string;
+  readonly file_uploaded_at: string;
 }
 
 /** A module's manifest, as UpdateModule writes it whole. */
@@ -62,19 +71,7 @@ export interface ItemFilter {
 }
 
 const SELECT = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '') AS namespace, r.name, r.type, r.visibility, r.description,
-  r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at
-  FROM registry_items r JOIN organizations o ON o.id = r.organization_id`;
-
-/**
- * SELECT with each row's platforms and usage, each answered from an index (registry_files' primary
- * key, part_module_refs_by_module): one query for a page, whatever the number of items or of parts.
- */
-const LISTED = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '') AS namespace, r.name, r.type, r.visibility, r.description,
-  r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at,
-  (SELECT json_group_array(platform ORDER BY platform) FROM (SELECT DISTINCT platform FROM registry_files WHERE item_id = r.id)) AS platforms,
-  CASE WHEN r.type = ${PackageType.PACKAGE_TYPE_MODULE}
-    THEN (SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN (r.organization_id || ':' || r.name, coalesce(o.public_namespace, r.organization_id) || ':' || r.name))
-    ELSE 0 END AS usage
+  r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at, r.platforms, r.usage
   FROM registry_items r JOIN organizations o ON o.id = r.organization_id`;
 
 /**
@@ -152,14 +149,6 @@ export class RegistryStore {
     this.db.prepare('DELETE FROM registry_items WHERE id = ?').run(id);
   }
 
-  /**
-   * Machine parts whose config uses the item: a `modules[]` entry whose `module_id` is either form of
-   * its id. Counted from the index of what configs name (`part_module_refs`), never by reading configs.
-   */
-  usage(row: ItemRow): number {
-    return this.db.prepare(`SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN (?, ?)`).pluck().get(`${row.organization_id}:${row.name}`, `${row.namespace || row.organization_id}:${row.name}`) as number;
-  }
-
   /** Another module of the organization that declares an app of this name, if any. */
   appOwner(orgId: string, appName: string, exceptId: string): string | undefined {
     return this.db
@@ -168,19 +157,9 @@ export class RegistryStore {
       .get(orgId, exceptId, appName) as string | undefined;
   }
 
-  /** Platforms of every uploaded file of the item, sorted. */
-  private platformsOf(id: string): string[] {
-    return this.db.prepare('SELECT DISTINCT platform FROM registry_files WHERE item_id = ? ORDER BY platform').pluck().all(id) as string[];
-  }
-
-  /**
-   * The item as the contract answers it. A listed row carries its platforms and usage (read with it
-   * in one query); any other row has them read here.
-   */
-  toItem(row: ItemRow | ListedRow, includeMarkdown: boolean, versions?: readonly ModuleVersion[]): RegistryItem {
-    const listed = 'platforms' in row;
-    const files = listed ? (JSON.parse(row.platforms) as string[]) : this.platformsOf(row.id);
-    const usage = row.type !== PackageType.PACKAGE_TYPE_MODULE ? 0 : listed ? row.usage : this.usage(row);
+  /** The item as the contract answers it; `versions` only where they were asked for (ListRegistryItems' include_versions). */
+  toItem(row: ItemRow, includeMarkdown: boolean, versions?: readonly ModuleVersion[]): RegistryItem {
+    const files = JSON.parse(row.platforms) as string[];
     return {
       itemId: wireId(row),
       organizationId: row.organization_id,
@@ -191,11 +170,11 @@ export class RegistryStore {
       status: files.length > 0 ? RegistryItemStatus.REGISTRY_ITEM_STATUS_PUBLISHED : RegistryItemStatus.REGISTRY_ITEM_STATUS_IN_DEVELOPMENT,
       description: row.description,
       url: row.url,
-      platforms: [...files],
+      platforms: files,
       markdownDocumentation: includeMarkdown && row.markdown !== null ? row.markdown : undefined,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
-      totalRobotUsage: usage,
+      totalRobotUsage: row.type === PackageType.PACKAGE_TYPE_MODULE ? row.usage : 0,
       versions: versions ? [...versions] : [],
     };
   }
@@ -206,38 +185,39 @@ export class RegistryStore {
   }
 
   /**
-   * Versions of each of `rows` (by item id), oldest first, each with its files: two queries
-   * whatever the number of items (ListRegistryItems' include_versions answers a page with them).
+   * The rows {@link versionsOf} makes versions of: every version of the items with each of its
+   * files (a version without files once, with a null platform), by item, version order, platform.
+   */
+  versionRows(rows: readonly ItemRow[]): VersionFileRow[] {
+    return this.db
+      .prepare(
+        `SELECT v.item_id, v.version, v.entrypoint, v.models, v.apps, v.uploaded_at, f.platform, f.size_bytes, f.sha256, f.uploaded_at AS file_uploaded_at
+           FROM registry_versions v LEFT JOIN registry_files f ON f.item_id = v.item_id AND f.version = v.version
+          WHERE v.item_id IN (SELECT value FROM json_each(?)) ORDER BY v.item_id, v.version_key, f.platform`,
+      )
+      .all(JSON.stringify(rows.map((r) => r.id))) as VersionFileRow[];
+  }
+
+  /**
+   * Versions of each of `rows` (by item id), oldest first, each with its files: one query whatever
+   * the number of items (ListRegistryItems' include_versions answers a page with them).
    */
   versionsOf(rows: readonly ItemRow[]): Map<string, ModuleVersion[]> {
-    const ids = JSON.stringify(rows.map((r) => r.id));
-    const versions = this.db
-      .prepare('SELECT item_id, version, entrypoint, models, apps, uploaded_at FROM registry_versions WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, version_key')
-      .all(ids) as { item_id: string; version: string; entrypoint: string; models: string; apps: string; uploaded_at: string }[];
-    const files = this.db
-      .prepare('SELECT item_id, version, platform, size_bytes, sha256, uploaded_at FROM registry_files WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, version, platform')
-      .all(ids) as { item_id: string; version: string; platform: string; size_bytes: number; sha256: string; uploaded_at: string }[];
-    const filesOf = new Map<string, typeof files>();
-    for (const f of files) {
-      const key = `${f.item_id}\n${f.version}`;
-      const own = filesOf.get(key);
-      if (own) own.push(f);
-      else filesOf.set(key, [f]);
-    }
+    const found = this.versionRows(rows);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const out = new Map<string, ModuleVersion[]>(rows.map((r) => [r.id, []]));
-    for (const v of versions) {
+    let last: ModuleVersion | undefined;
+    let lastItem = '';
+    for (const v of found) {
+      if (last === undefined || lastItem !== v.item_id || last.version !== v.version) {
+        last = { version: v.version, platforms: [], models: JSON.parse(v.models) as Model[], entrypoint: v.entrypoint, apps: JSON.parse(v.apps) as App[], uploadedAt: new Date(v.uploaded_at), files: [] };
+        lastItem = v.item_id;
+        out.get(v.item_id)?.push(last);
+      }
+      if (v.platform === null) continue;
+      last.platforms.push(v.platform);
       const row = present(byId.get(v.item_id), `listed item ${v.item_id}`);
-      const own = filesOf.get(`${v.item_id}\n${v.version}`) ?? [];
-      out.get(v.item_id)?.push({
-        version: v.version,
-        platforms: own.map((f) => f.platform),
-        models: JSON.parse(v.models) as Model[],
-        entrypoint: v.entrypoint,
-        apps: JSON.parse(v.apps) as App[],
-        uploadedAt: new Date(v.uploaded_at),
-        files: own.map((f) => ({ platform: f.platform, sizeBytes: f.size_bytes, sha256: f.sha256, uploadedAt: new Date(f.uploaded_at), url: this.fileUrl(row, v.version, f.platform) })),
-      });
+      last.files.push({ platform: v.platform, sizeBytes: v.size_bytes, sha256: v.sha256, uploadedAt: new Date(v.file_uploaded_at), url: this.fileUrl(row, v.version, v.platform) });
     }
     return out;
   }
@@ -265,7 +245,7 @@ export class RegistryStore {
    * organizations whose every item the caller sees; other organizations' items show only when public
    * (unlisted ones are found by id, never listed to outsiders).
    */
-  list(filter: ItemFilter, visibleOrgs: readonly string[], after: readonly [string, string] | null, limit: number): { rows: ListedRow[]; more: boolean } {
+  list(filter: ItemFilter, visibleOrgs: readonly string[], after: readonly [string, string] | null, limit: number): { rows: ItemRow[]; more: boolean } {
     const where: string[] = [`(r.organization_id IN (SELECT value FROM json_each(@visible)) OR r.visibility = ${Visibility.VISIBILITY_PUBLIC})`];
     const params: Record<string, unknown> = { visible: JSON.stringify(visibleOrgs), limit: limit + 1 };
     if (filter.organizationId !== null) {
@@ -290,7 +270,7 @@ export class RegistryStore {
     }
     if (filter.statuses.length === 1) {
       const published = filter.statuses[0] === RegistryItemStatus.REGISTRY_ITEM_STATUS_PUBLISHED;
-      where.push(`${published ? '' : 'NOT '}EXISTS (SELECT 1 FROM registry_files f WHERE f.item_id = r.id)`);
+      where.push(`r.platforms ${published ? '<>' : '='} '[]'`);
     }
     if (filter.platforms.length > 0) {
       // A file for a listed platform, `os/any` matching both ways: the exact platform, its `os/any`,
@@ -313,7 +293,7 @@ export class RegistryStore {
       params.afterOrg = after[0];
       params.afterName = after[1];
     }
-    const rows = this.db.prepare(`${LISTED} WHERE ${where.join(' AND ')} ORDER BY r.organization_id, r.name LIMIT @limit`).all(params) as ListedRow[];
+    const rows = this.db.prepare(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY r.organization_id, r.name LIMIT @limit`).all(params) as ItemRow[];
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
