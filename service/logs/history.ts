@@ -8,7 +8,7 @@
  * history keeps one minute of the part's log in HISTORY_SAMPLE, spread over the day with its rhythm
  * (busier by day than by night), so a part's volume still follows its rate (a chatty part has ten times
  * the history of a quiet one), a busy part's day fits in its first log view (1,000 lines), and the
- * whole fleet's day is about 35,000 lines, written in a few hundred milliseconds (bench/demo-setup.ts).
+ * whole fleet's day is about 27,000 lines, written in a few hundred milliseconds (bench/demo-setup.ts).
  * On it, the episodes an operator looks for:
  * - an error burst: ERRORs and WARNs within a minute, led by a safety stop ({@link BURST_MARK});
  * - a restart: the part says it shuts down, logs nothing for minutes, then starts up again;
@@ -20,7 +20,7 @@ import { RETAIN_DAYS, RETAIN_PER_PART, type NewLogEntry } from './store';
 /** How far back the history goes. */
 export const HISTORY_HOURS = 24;
 /** One minute of a part's log in this many is kept in its history (see the file's comment). */
-export const HISTORY_SAMPLE = 180;
+export const HISTORY_SAMPLE = 240;
 /** The words every error burst starts with: what the fleet-wide search finds it by. */
 export const BURST_MARK = 'safety stop';
 /** A busy part (lines a minute) has its burst within the last hours, where its first log view opens. */
