@@ -14,8 +14,8 @@
  * - a restart: the part says it shuts down, logs nothing for minutes, then starts up again;
  * - a part that went quiet: its log ends when it stopped checking in.
  */
-import { simulatedLevel, simulatedLine, type LoggingPart } from './simulated';
-import { RETAIN_DAYS, RETAIN_PER_PART, type NewLogEntry } from './store';
+import { simulatedLevel, simulatedLineMaker, type LoggingPart } from './simulated';
+import { RETAIN_DAYS, RETAIN_PER_PART, type LogLevel, type NewLogEntry } from './store';
 
 /** How far back the history goes. */
 export const HISTORY_HOURS = 24;
@@ -42,6 +42,7 @@ export function historyLines(part: HistoryPart, nowUs: number, random: () => num
   const endUs = Math.min(nowUs, part.quietSinceUs ?? nowUs);
   if (part.perMin <= 0 || endUs <= startUs || startUs < nowUs - RETAIN_DAYS * 24 * HOUR_US) return [];
   const out: NewLogEntry[] = [];
+  const line = simulatedLineMaker(part, random);
   // The day's rhythm: an hour's share of the lines follows the hour of the day (UTC, the service's clock).
   const hours = Array.from({ length: HISTORY_HOURS }, (_, h) => {
     const hourOfDay = new Date((startUs + h * HOUR_US) / 1000).getUTCHours();
@@ -58,29 +59,29 @@ export function historyLines(part: HistoryPart, nowUs: number, random: () => num
     for (let i = 0; i < n; i++) {
       const t = hourUs + Math.floor(random() * HOUR_US);
       if (t >= endUs || (restartUs !== null && t >= restartUs && t < restartUs + downUs)) continue;
-      out.push(simulatedLine(part, simulatedLevel(random), t, random));
+      out.push(line(simulatedLevel(random), t));
     }
   }
   if (restartUs !== null && restartUs + downUs < endUs) {
-    const say = (level: 'INFO' | 'WARN', message: string, t: number): NewLogEntry => ({ ...simulatedLine(part, level, t, random), message, source: 'rdk.robot_server', caller: null, stack: '', fields: [] });
+    const say = (level: 'INFO' | 'WARN', message: string, t: number): NewLogEntry => ({ ...line(level, t), message, source: 'rdk.robot_server', caller: null, stack: '', fields: [] });
     out.push(say('WARN', 'shutting down: restart requested', restartUs - 1));
     out.push(say('INFO', `robot server starting (agent 1.${Math.floor(random() * 10)}.${Math.floor(random() * 13)})`, restartUs + downUs));
     out.push(say('INFO', `all ${3 + Math.floor(random() * 6)} components ready`, restartUs + downUs + 2_000_000 + Math.floor(random() * 6_000_000)));
   }
-  out.push(...burst(part, startUs, endUs, nowUs, random));
+  out.push(...burst(part, line, startUs, endUs, nowUs, random));
   return out.sort((a, b) => a.timeUs - b.timeUs);
 }
 
 /** An error burst at a random time of the part's day; a busy part's within the last three hours. */
-function burst(part: HistoryPart, startUs: number, endUs: number, nowUs: number, random: () => number): NewLogEntry[] {
+function burst(part: HistoryPart, line: (level: LogLevel, timeUs: number) => NewLogEntry, startUs: number, endUs: number, nowUs: number, random: () => number): NewLogEntry[] {
   const from = part.perMin >= BUSY_PER_MIN && part.quietSinceUs === null ? Math.max(startUs, nowUs - 3 * HOUR_US) : startUs;
   const to = endUs - 2 * MINUTE_US;
   if (to <= from) return [];
   const atUs = from + Math.floor(random() * (to - from));
   const component = ['base', 'arm', 'lidar', 'camera'][Math.floor(random() * 4)] ?? 'base';
-  const first = simulatedLine(part, 'ERROR', atUs, random);
+  const first = line('ERROR', atUs);
   const lines = [{ ...first, message: `${BURST_MARK}: ${component} fault latched, motion halted` }];
   const n = 12 + Math.floor(random() * 18);
-  for (let i = 1; i < n; i++) lines.push(simulatedLine(part, random() < 0.75 ? 'ERROR' : 'WARN', atUs + Math.floor((i * 45_000_000) / n), random));
+  for (let i = 1; i < n; i++) lines.push(line(random() < 0.75 ? 'ERROR' : 'WARN', atUs + Math.floor((i * 45_000_000) / n)));
   return lines;
 }
