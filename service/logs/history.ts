@@ -13,11 +13,13 @@
  * - an error burst: ERRORs and WARNs within a minute, led by a safety stop ({@link BURST_MARK});
  * - a restart: the part says it shuts down, logs nothing for minutes, then starts up again;
  * - a part that went quiet: its log ends when it stopped checking in.
+ * A part never has more than the retention keeps: a quarter of RETAIN_PER_PART at most, and a day old
+ * at most (RETAIN_DAYS is a week).
  */
 import { simulatedLevel, simulatedLineMaker, type LoggingPart } from './simulated';
-import { RETAIN_DAYS, RETAIN_PER_PART, type LogLevel, type NewLogEntry } from './store';
+import { RETAIN_PER_PART, type LogLevel, type NewLogEntry } from './store';
 
-/** How far back the history goes. */
+/** How far back the history goes: well inside the age the retention keeps (RETAIN_DAYS). */
 export const HISTORY_HOURS = 24;
 /** One minute of a part's log in this many is kept in its history (see the file's comment). */
 export const HISTORY_SAMPLE = 240;
@@ -40,7 +42,7 @@ export interface HistoryPart extends LoggingPart {
 export function historyLines(part: HistoryPart, nowUs: number, random: () => number): NewLogEntry[] {
   const startUs = nowUs - HISTORY_HOURS * HOUR_US;
   const endUs = Math.min(nowUs, part.quietSinceUs ?? nowUs);
-  if (part.perMin <= 0 || endUs <= startUs || startUs < nowUs - RETAIN_DAYS * 24 * HOUR_US) return [];
+  if (part.perMin <= 0 || endUs <= startUs) return [];
   const out: NewLogEntry[] = [];
   const line = simulatedLineMaker(part, random);
   // The day's rhythm: an hour's share of the lines follows the hour of the day (UTC, the service's clock).
@@ -51,7 +53,7 @@ export function historyLines(part: HistoryPart, nowUs: number, random: () => num
   const weight = hours.reduce((a, b) => a + b, 0);
   const total = Math.min(Math.round((part.perMin * HISTORY_HOURS * 60) / HISTORY_SAMPLE), RETAIN_PER_PART / 4);
   // The restart: a gap of a few minutes, for half the parts.
-  const restartUs = random() < 0.5 ? startUs + Math.floor(random() * (endUs - startUs - 10 * MINUTE_US)) : null;
+  const restartUs = random() < 0.5 ? startUs + Math.floor(random() * Math.max(0, endUs - startUs - 10 * MINUTE_US)) : null;
   const downUs = (2 + Math.floor(random() * 5)) * MINUTE_US;
   for (const [h, w] of hours.entries()) {
     const hourUs = startUs + h * HOUR_US;
