@@ -20,11 +20,21 @@ export function installedElectron() {
 
 /**
  * The Electron executable, downloading it first when that is allowed (electron 45 fetches its binary
- * on first use, not at install). Null when it cannot be had: no network, or the download is skipped.
+ * on first use, not at install), or null and why it cannot be had: no network, or the download is
+ * skipped. The installer's own error (a bare `TypeError: fetch failed` and its stack) is kept from
+ * the terminal: the caller says what happens instead, with the reason in its words.
+ *
+ * @returns {{ binary: string | null; reason: string | null }}
  */
 export function ensureElectron() {
   const found = installedElectron();
-  if (found || process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) return found;
-  const result = spawnSync(process.execPath, [join(electronDir, 'install.js')], { stdio: 'inherit', timeout: 300_000 });
-  return result.status === 0 ? installedElectron() : null;
+  if (found) return { binary: found, reason: null };
+  if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) return { binary: null, reason: 'its download is turned off (ELECTRON_SKIP_BINARY_DOWNLOAD)' };
+  console.error("Downloading Electron's binary (the first start only)…");
+  const result = spawnSync(process.execPath, [join(electronDir, 'install.js')], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', timeout: 300_000 });
+  const binary = result.status === 0 ? installedElectron() : null;
+  if (binary) return { binary, reason: null };
+  // The installer's first line says it (`TypeError: fetch failed`, `Error: checksum mismatch`, …); the stack is noise.
+  const said = (result.stderr ?? '').split('\n').find((line) => line.trim() !== '')?.trim().replace(/^[A-Za-z]*Error: /, '');
+  return { binary: null, reason: `it could not be downloaded (${result.error ? result.error.message : (said ?? `exit code ${result.status}`)})` };
 }

@@ -18,11 +18,11 @@ let command;
 let commandArgs;
 if (!web) {
   const electron = ensureElectron();
-  if (electron) {
-    command = electron;
+  if (electron.binary) {
+    command = electron.binary;
     commandArgs = [root, ...passThrough];
   } else {
-    console.error('Electron\'s binary is not installed here (it could not be downloaded). Starting Fleet Desk in browser mode instead.');
+    console.error(`Electron's binary is not installed here and ${electron.reason}. Starting Fleet Desk in browser mode instead.`);
   }
 }
 if (!command) {

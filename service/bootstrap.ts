@@ -43,7 +43,7 @@ export function credentialsJson(c: BootstrapCredentials): { org_id: string; api_
 export async function ensureBootstrap(
   db: Database.Database,
   dataDir: string,
-  options: { readonly demo: boolean; readonly demoMachines?: number; readonly log: ErrorLog },
+  options: { readonly demo: boolean; readonly demoMachines?: number; readonly demoLogHistory?: boolean; readonly log: ErrorLog },
 ): Promise<BootstrapCredentials> {
   const keys = new ApiKeyStore(db);
   const file = join(dataDir, CREDENTIALS_FILE);
@@ -55,7 +55,7 @@ export async function ensureBootstrap(
         if (keys.count() > 0) return undefined;
         keys.insert(key);
         const owner = { type: '', id: key.id } as const;
-        const made = options.demo ? seedDemoFleet(db, orgs, owner, { machines: options.demoMachines }) : [orgs.create(DEFAULT_ORG_NAME, owner)];
+        const made = options.demo ? seedDemoFleet(db, orgs, owner, { machines: options.demoMachines, logHistory: options.demoLogHistory }) : [orgs.create(DEFAULT_ORG_NAME, owner)];
         if (options.demo) {
           const files = new RegistryFiles(dataDir);
           const now = new Date();

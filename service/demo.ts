@@ -4,7 +4,8 @@
  * parts with plausible names, configs (sharing fragments: fragments/demo.ts; some with a few weeks of
  * history by the demo keys) and metadata, one location shared between organizations, and
  * simulated liveness (simulator.ts): some parts check in every few seconds, some come and
- * go, some went quiet minutes or days ago, some never connected.
+ * go, some went quiet minutes or days ago, some never connected. The parts that log start with a day
+ * of logs behind them (logs/history.ts), so the log tools have something to show on first launch.
  *
  * `--demo-machines N` (for benchmarks) adds an organization with N more machines. Everything is
  * generated from a fixed seed, so two demo data dirs look alike; ids and times differ.
@@ -24,6 +25,8 @@ import { UserStore } from './access/users';
 import type { Identity } from './permissions/engine';
 import { seedDemoFragments } from './fragments/demo';
 import { FragmentStore } from './fragments/store';
+import { historyLines, type HistoryPart } from './logs/history';
+import { LogStore } from './logs/store';
 import { fragmentRefRows, moduleRefRows, partFqdn } from './machines/store';
 import type { NewOrganizationExtras, OrgStore } from './orgs/store';
 import { present } from './errors';
@@ -198,6 +201,8 @@ class Seeder {
   logs = true;
   /** A stream of its own, so that log rates leave the rest of the demo fleet as it was. */
   private readonly logRandom = prng(0x1095);
+  /** The parts that have logged before the fleet was set up (see {@link Seeder.writeHistory}). */
+  private readonly logged: HistoryPart[] = [];
 
   constructor(db: Database.Database, now: Date) {
     this.now = now;
@@ -294,6 +299,8 @@ class Seeder {
       for (const moduleId of moduleRefRows(config)) this.insertModuleRef.run(partId, moduleId);
       // Log rates vary by part: a chatty main part, quieter extras, one in five silent.
       const logPerMin = !this.logs || this.logRandom() < 0.2 ? 0 : Math.round(index === 0 ? 6 + this.logRandom() * 84 : 2 + this.logRandom() * 28);
+      // Every part that ever connected has a past to show, those that went quiet up to when they did.
+      if (logPerMin > 0 && lastAccess !== null) this.logged.push({ partId, name: partName, perMin: logPerMin, quietSinceUs: own === 'quiet' ? Date.parse(lastAccess) * 1000 : null });
       if (own === 'steady') this.insertSimulation.run(partId, 'steady', this.between(2, 4), 1, this.between(0, 9), logPerMin);
       if (own === 'flaky') this.insertSimulation.run(partId, 'flaky', 2, this.between(20, 60), phase, logPerMin);
     }
@@ -316,6 +323,20 @@ class Seeder {
       const e = main.restart.editor;
       this.insertHistory.run(partId, this.ago(main.restart.daysAgo * 86_400_000), e.identityType, e.identityId, e.displayName, name, JSON.stringify(main.config), secrets, before);
     }
+  }
+
+  /**
+   * The logs of the parts seeded so far, over the last day (service/logs/history.ts), part by part in
+   * time order (each part's index grows at its end), loaded at once in the caller's transaction.
+   * Answers how many lines it wrote.
+   */
+  writeHistory(logs: LogStore): number {
+    // A stream of its own, so that the history leaves the rest of the demo fleet as it was.
+    const random = prng(0x4157);
+    const nowUs = this.now.getTime() * 1000;
+    const lines = this.logged.flatMap((part) => historyLines(part, nowUs, random));
+    logs.load(lines);
+    return lines.length;
   }
 
   places(orgId: string, parentId: string | null, places: readonly Place[], counters: Map<Kind, number>): Map<string, string> {
@@ -369,6 +390,11 @@ function megafleet(machines: number): Place[] {
 export interface DemoOptions {
   /** Extra machines in an extra organization, for benchmarks (`--demo-machines N`). */
   readonly machines?: number;
+  /**
+   * Whether the parts start with a day of logs (default true); off where the parts log at a
+   * benchmark's fixed rate (`--log-rate`), whose figures count only what the simulation writes.
+   */
+  readonly logHistory?: boolean;
   readonly now?: Date;
 }
 
@@ -575,6 +601,7 @@ export function seedDemoFleet(db: Database.Database, orgs: OrgStore, owner: Iden
     db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(from, partner.id, now.toISOString());
   }
   seedDemoPeople(db, orgId, (org, name) => locationIds.get(org)?.get(name), now);
+  if (options.logHistory !== false) seeder.writeHistory(new LogStore(db));
   return created;
 }
 

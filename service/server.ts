@@ -177,7 +177,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (from !== to) log(`database schema migrated from version ${from} to ${to}`);
     const expired = new LogStore(db).sweep(Date.now() * 1000);
     if (expired > 0) log(`dropped ${expired} log entries older than the retention bound`);
-    const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, log });
+    const bootstrap = await ensureBootstrap(db, options.dataDir, { demo: options.demo ?? false, demoMachines: options.demoMachines, demoLogHistory: options.logRate === undefined, log });
     const streams = new AbortController();
     // The default base url names the bound port, known only once bound (after the services are added).
     let address = options.listen;

@@ -41,6 +41,11 @@ export function simulatedLine(part: Pick<LoggingPart, 'partId' | 'name'>, level:
   return lineMaker(part, timeUs, random)(level, 0);
 }
 
+/** Lines of `part` at any time: for many lines of one part, cheaper than {@link simulatedLine} each. */
+export function simulatedLineMaker(part: Pick<LoggingPart, 'partId' | 'name'>, random: () => number = Math.random): (level: LogLevel, timeUs: number) => NewLogEntry {
+  return lineMaker(part, 0, random);
+}
+
 export function simulatedLines(part: LoggingPart, now: Date, random: () => number = Math.random): NewLogEntry[] {
   const line = lineMaker(part, now.getTime() * 1000, random);
   const out: NewLogEntry[] = [];

@@ -110,3 +110,20 @@ describe('LogFeed', () => {
   });
 });
 
+
+describe('LogStore.load', () => {
+  it('counts what it loads without the per-row trigger, and puts the trigger back as it was', () => {
+    const db = withParts();
+    const store = new LogStore(db);
+    store.append(lines(P1, 3, NOW_US));
+    const trigger = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'part_logs_counted'").pluck().get();
+    store.load([...lines(P1, 5, NOW_US - 1000), ...lines(P2, 4, NOW_US - 1000)]);
+    const counts = () => db.prepare('SELECT part_id, n FROM part_log_counts ORDER BY part_id').all();
+    expect(counts()).toEqual([{ part_id: P1, n: 8 }, { part_id: P2, n: 4 }]);
+    expect(db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'part_logs_counted'").pluck().get()).toBe(trigger);
+    // The trigger counts again, and the loaded parts are pruned like appended ones.
+    store.append(lines(P2, 1, NOW_US));
+    expect(counts()).toEqual([{ part_id: P1, n: 8 }, { part_id: P2, n: 5 }]);
+    expect(store.prune(NOW_US)).toBe(0);
+  });
+});

@@ -1,13 +1,18 @@
 /**
  * First launch end to end: the app starts its embedded service with the demo fleet and shows it; with
  * the service stopped the cached fleet stays, under the offline banner; started again, the banner goes.
- * Runs in browser mode (Chromium) here, and through Electron wherever its binary is installed.
+ * The first log view of a busy part shows hours of history at once (the demo's day of logs), and the
+ * fleet-wide search finds its error burst. Runs in browser mode (Chromium) here, and through Electron
+ * wherever its binary is installed.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { timeOfKey } from '../../main/logs/cache';
 import { DEMO_ORGANIZATIONS } from '../../service/demo';
-import { expect, test, treeItem } from './fixtures';
+import { BURST_MARK } from '../../service/logs/history';
+import { expect, scan, test, treeItem } from './fixtures';
 
 const demoNames = DEMO_ORGANIZATIONS.map((o) => o.name);
 
@@ -99,4 +104,47 @@ test('the API key never reaches the renderer or the logs', async ({ app }) => {
     expect(traffic.length).toBeGreaterThan(5);
     for (const frame of traffic) expect(frame).not.toContain(apiKey);
   }
+});
+
+test("a busy part's first log view: hours of history with an ERROR, a histogram with shape, the error burst found fleet-wide", async ({ app }) => {
+  const { page, userDataDir } = app;
+  const main = page.getByRole('main');
+  // A steady machine of Floor 1 whose main part logs tens of lines a minute.
+  for (const name of [demoNames[0]!, 'Reno Fulfillment Center', 'Building A', 'Floor 1', 'picker-arm-003']) {
+    const row = treeItem(page, name);
+    await row.click();
+    if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
+  }
+  await treeItem(page, 'picker-arm-003-main').click();
+  await main.getByRole('toolbar').getByRole('button', { name: 'Logs', exact: true }).click();
+
+  // Within the first seconds: more than 100 lines, not the few the simulation wrote since the service started.
+  const count = main.locator('p.count');
+  await expect.poll(async () => Number(/([\d,]+)\s+lines?/.exec((await count.textContent()) ?? '')?.[1]?.replace(/,/g, '') ?? 0), { timeout: 5_000 }).toBeGreaterThan(100);
+  await main.getByRole('button', { name: 'Previous error' }).click();
+  await expect(main.getByRole('listbox', { name: 'Log lines' }).getByRole('option', { selected: true })).toContainText('ERROR');
+  // The volume chart spans hours.
+  const chart = main.getByRole('img', { name: /^Log volume from/ });
+  await expect(chart).toBeVisible();
+  await scan(page, 'first log view of a busy part');
+
+  // The histogram has shape: the lines the view holds fall in many of its 120 buckets, not one.
+  const cache = new Database(join(userDataDir, 'profiles', 'local', 'cache.sqlite'), { readonly: true });
+  try {
+    const keys = cache.prepare("SELECT key FROM logs WHERE part_id = (SELECT part_id FROM log_parts WHERE part_name = 'picker-arm-003-main') ORDER BY key").pluck().all() as number[];
+    const times = keys.map(timeOfKey);
+    const [first, last] = [times[0]!, times.at(-1)!];
+    expect(last - first).toBeGreaterThan(3 * 3_600_000);
+    const step = Math.ceil((last + 1 - first) / 120);
+    expect(new Set(times.map((t) => Math.floor((t - first) / step))).size).toBeGreaterThan(20);
+  } finally {
+    cache.close();
+  }
+
+  // The fleet-wide search finds the error burst.
+  await page.getByRole('button', { name: 'Search logs (Ctrl+Shift+F)' }).click();
+  await main.getByLabel('Search every cached log line').fill(BURST_MARK);
+  const hits = main.getByRole('list', { name: 'Search results' }).getByRole('button');
+  await expect(hits.first()).toContainText(BURST_MARK);
+  await expect(hits.first()).toContainText('picker-arm-003');
 });

@@ -14,6 +14,8 @@ import { fragmentLookup } from '../../service/fragments/resolve';
 import { FragmentStore } from '../../service/fragments/store';
 import { startSimulator } from '../../service/simulator';
 import { appCall, call, ownerMetadata, startTestService, type TestService } from './helpers';
+import { BURST_MARK, HISTORY_HOURS } from '../../service/logs/history';
+import { RETAIN_PER_PART } from '../../service/logs/store';
 
 const LIVE_MS = 10_000;
 
@@ -243,6 +245,33 @@ describe('the demo fleet', () => {
       sim.stop();
       db.exec('DROP TRIGGER IF EXISTS temp.refuse_logs');
     }
+  });
+
+  it('starts with a day of logs: every part that logs and ever connected, within the retention; a quiet part up to when it went quiet; the error burst findable', () => {
+    const db = t.db();
+    const parts = db
+      .prepare(
+        `SELECT p.name, p.last_access AS lastAccess, s.pattern, c.n, min(l.time_us) AS first, max(l.time_us) AS last
+           FROM robot_parts p LEFT JOIN part_simulation s ON s.part_id = p.id JOIN part_log_counts c ON c.part_id = p.id JOIN part_logs l ON l.part_id = p.id
+          GROUP BY p.id`,
+      )
+      .all() as { name: string; lastAccess: string | null; pattern: string | null; n: number; first: number; last: number }[];
+    expect(parts.length).toBeGreaterThan(100);
+    const nowUs = Date.now() * 1000;
+    for (const p of parts) {
+      expect(p.lastAccess).not.toBeNull();
+      expect(p.n).toBeLessThanOrEqual(RETAIN_PER_PART);
+      expect(p.first).toBeGreaterThanOrEqual(nowUs - (HISTORY_HOURS * 3_600_000_000 + 60_000_000));
+      // Quiet parts (no simulation row) stopped logging when they stopped checking in.
+      if (p.pattern === null) expect(p.last).toBeLessThanOrEqual(Date.parse(p.lastAccess!) * 1000);
+    }
+    expect(parts.filter((p) => p.pattern === null).length).toBeGreaterThan(5);
+    // The counts the retention relies on are the rows'.
+    expect(db.prepare('SELECT sum(n) FROM part_log_counts').pluck().get()).toBe(db.prepare('SELECT count(*) FROM part_logs').pluck().get());
+    // One error burst per part that has a past (the live simulation, running meanwhile, writes none of these).
+    const bursts = db.prepare('SELECT count(*) AS n, count(DISTINCT part_id) AS parts FROM part_logs WHERE message LIKE ?').get(`${BURST_MARK}%`) as { n: number; parts: number };
+    expect(bursts.n).toBe(bursts.parts);
+    expect(bursts.n).toBeGreaterThan(100);
   });
 
   it('logs like robots while live: each part at its own rate, every level, several sources, errors with a stack, a caller and fields; quiet parts log nothing', async () => {
