@@ -15,17 +15,16 @@
  * - `training.scripts`' read: ListRegistryItems of the 300 training scripts with include_versions
  *   (the store's two queries: the page, and its versions joined with their files; the one call main
  *   makes now, instead of one ListRegistryItemVersions per script) vs one SELECT of the same
- *   scripts' files with their versions (the fields the answer carries) through the indexes. The old way's calls, one per script, are timed
- *   beside it over gRPC for context.
+ *   scripts' files with their versions (the fields the answer carries) through the indexes. The
+ *   old way's calls, one per script, are timed beside it over gRPC for context.
  *
  * The fleet is seeded by the real service (`--demo --demo-machines 10000`) in a child process; the
  * bench then stops it, adds the items and the module to the main parts' configs through the stores
- * (so the index is written as in the app), and times the stores' queries in-process (what the
+ * (so the index and the counts are written as in the app), and times the stores' queries in-process (what the
  * handlers run; gRPC and auth are the same for the figure and would blur it), alternating each
  * figure with its baseline, 15 rounds, medians. The verdicts compare queries with a query; the
  * handlers' whole work (the rows made into protobuf objects: dates, urls, parsed JSON) is printed
- * beside each. The service is started again on the same data dir
- * for the gRPC context figure.
+ * beside each. The service is started again on the same data dir for the gRPC context figure.
  *
  *   npm run bench -- registry-queries
  */
