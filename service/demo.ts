@@ -27,7 +27,7 @@ import { seedDemoFragments } from './fragments/demo';
 import { FragmentStore } from './fragments/store';
 import { historyLines, type HistoryPart } from './logs/history';
 import { LogStore } from './logs/store';
-import { fragmentRefRows, partFqdn } from './machines/store';
+import { fragmentRefRows, moduleRefRows, partFqdn } from './machines/store';
 import type { NewOrganizationExtras, OrgStore } from './orgs/store';
 import { present } from './errors';
 
@@ -191,6 +191,7 @@ class Seeder {
   private readonly insertSimulation;
   private readonly insertHistory;
   private readonly insertFragmentRef;
+  private readonly insertModuleRef;
   private serial = 0;
   /** The configs of the organization being seeded. */
   plan: ConfigPlan = (_kind, _place, agentVersion) => ({ config: { agent: { version: agentVersion } }, previous: [] });
@@ -215,6 +216,7 @@ class Seeder {
     this.insertLocationSecret = db.prepare('INSERT INTO location_secrets (id, location_id, secret, created_on) VALUES (?, ?, ?, ?)');
     this.insertSimulation = db.prepare('INSERT INTO part_simulation (part_id, pattern, interval_s, period_s, phase_s, log_per_min) VALUES (?, ?, ?, ?, ?, ?)');
     this.insertFragmentRef = db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
+    this.insertModuleRef = db.prepare('INSERT INTO part_module_refs (part_id, module_id) VALUES (?, ?)');
     this.insertHistory = db.prepare(
       `INSERT INTO robot_part_history (part_id, edited_on, editor_type, editor_id, editor_name, name, config_json, main_part, marked_for_restart, secrets, last_updated)
        VALUES (?, ?, ?, ?, ?, ?, ?, 1, 0, ?, ?)`,
@@ -294,6 +296,7 @@ class Seeder {
       if (main !== undefined) this.history(partId, partName, created, secretId, main);
       // The index of what configs name, as the machines store keeps it for the parts it writes.
       for (const r of fragmentRefRows(config)) this.insertFragmentRef.run(partId, id, r.position, r.fragmentId, r.version);
+      for (const moduleId of moduleRefRows(config)) this.insertModuleRef.run(partId, moduleId);
       // Log rates vary by part: a chatty main part, quieter extras, one in five silent.
       const logPerMin = !this.logs || this.logRandom() < 0.2 ? 0 : Math.round(index === 0 ? 6 + this.logRandom() * 84 : 2 + this.logRandom() * 28);
       // Every part that ever connected has a past to show, those that went quiet up to when they did.

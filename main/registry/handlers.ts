@@ -60,6 +60,7 @@ export function registryHandlers(ctx: BackendContext, uploads: RegistryUploads):
           pageToken: r.pageToken,
           publicNamespaces: [],
           pageSize: r.pageSize,
+          includeVersions: false,
         });
         return { items: response.items.map(itemFromWire), nextPageToken: response.nextPageToken };
       }),

@@ -35,8 +35,11 @@ type TrainingChannel =
 /** Registry items read at most for the model and script lists (pages of 1,000). */
 const MAX_REGISTRY_ITEMS = 5_000;
 
-/** Every registry item of these types the key sees for the organization (`orgId` '' lists across organizations). */
-async function registryItems(client: FleetClient, orgId: string, type: PackageType) {
+/**
+ * Every registry item of these types the key sees for the organization (`orgId` '' lists across
+ * organizations); with `includeVersions`, each with its versions, in the same call.
+ */
+async function registryItems(client: FleetClient, orgId: string, type: PackageType, includeVersions = false) {
   const items = [];
   let pageToken = '';
   do {
@@ -50,15 +53,12 @@ async function registryItems(client: FleetClient, orgId: string, type: PackageTy
       pageToken,
       publicNamespaces: [],
       pageSize: 1000,
+      includeVersions,
     });
     items.push(...response.items);
     pageToken = response.nextPageToken;
   } while (pageToken !== '' && items.length < MAX_REGISTRY_ITEMS);
   return items;
-}
-
-async function itemVersions(client: FleetClient, itemId: string) {
-  return (await client.call('list the versions', client.app.listRegistryItemVersions, { itemId })).versions;
 }
 
 /**
@@ -180,21 +180,17 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
 
     'training.scripts': ({ orgId }) =>
       online(connection, 'list the training scripts', async (client) => {
-        // Across organizations: the organization's own scripts and public ones of others.
-        const items = (await registryItems(client, '', PackageType.PACKAGE_TYPE_ML_TRAINING)).filter(
+        // Across organizations: the organization's own scripts and public ones of others, with their versions (one call a page).
+        const items = (await registryItems(client, '', PackageType.PACKAGE_TYPE_ML_TRAINING, true)).filter(
           (i) => i.organizationId === orgId || i.visibility === Visibility.VISIBILITY_PUBLIC || i.visibility === Visibility.VISIBILITY_PUBLIC_UNLISTED,
         );
-        const scripts: TrainingScript[] = [];
-        for (const item of items) {
-          const versions = await itemVersions(client, item.itemId);
-          scripts.push({
-            itemId: item.itemId,
-            orgId: item.organizationId,
-            name: item.name,
-            description: item.description,
-            versions: versions.filter((v) => v.files.length > 0).map((v) => ({ version: v.version, uploadedAt: v.uploadedAt?.toISOString() ?? null, platforms: [...v.platforms] })),
-          });
-        }
+        const scripts: TrainingScript[] = items.map((item) => ({
+          itemId: item.itemId,
+          orgId: item.organizationId,
+          name: item.name,
+          description: item.description,
+          versions: item.versions.filter((v) => v.files.length > 0).map((v) => ({ version: v.version, uploadedAt: v.uploadedAt?.toISOString() ?? null, platforms: [...v.platforms] })),
+        }));
         // The organization's own first, then by name.
         return scripts.sort((a, b) => Number(b.orgId === orgId) - Number(a.orgId === orgId) || a.name.localeCompare(b.name));
       }),

@@ -109,6 +109,20 @@ export function fragmentRefRows(config: JsonObject): { position: number; fragmen
   return parseFragments(config).refs.map((r) => ({ position: r.index, fragmentId: r.id, version: r.version ?? '' }));
 }
 
+/**
+ * The module ids a config names in `modules[].module_id` (the index `part_module_refs`, migration
+ * 0016), each once: every object among the values of `modules` (an array's elements, or an object's
+ * values, as SQLite's json_each read them before the index) whose `module_id` is text. Shared with
+ * the demo seeder, which inserts parts in bulk.
+ */
+export function moduleRefRows(config: JsonObject): string[] {
+  const modules = config.modules;
+  const entries: unknown[] = Array.isArray(modules) ? modules : isObject(modules) ? Object.values(modules) : [];
+  const ids = new Set<string>();
+  for (const entry of entries) if (isObject(entry) && typeof entry.module_id === 'string') ids.add(entry.module_id);
+  return [...ids];
+}
+
 /** Machines and their parts. Every write that touches more than one row is one transaction. */
 export class MachineStore {
   constructor(
@@ -176,15 +190,24 @@ export class MachineStore {
       .all(locationId, JSON.stringify(names), exceptRobot ?? null) as string[];
   }
 
-  /** Index what a part's config names (replacing what its config named before); inside the write's transaction. */
-  private indexFragments(partId: string, robotId: string, configJson: string): void {
+  /** Index what a part's config names, fragments and modules (replacing what its config named before); inside the write's transaction. */
+  private indexRefs(partId: string, robotId: string, configJson: string): void {
     this.db.prepare('DELETE FROM part_fragment_refs WHERE part_id = ?').run(partId);
-    // Most configs name no fragment: no need to parse them.
-    if (!configJson.includes('"fragments"')) return;
+    this.db.prepare('DELETE FROM part_module_refs WHERE part_id = ?').run(partId);
+    // Most configs name neither: no need to parse them. (A key spelled with escapes, `"modul\u0065s"`, is parsed too.)
+    const fragments = configJson.includes('"fragments"');
+    const modules = configJson.includes('modules') || configJson.includes('\\u');
+    if (!fragments && !modules) return;
     const parsed: unknown = JSON.parse(configJson);
     if (!isObject(parsed)) return;
-    const insert = this.db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
-    for (const r of fragmentRefRows(parsed)) insert.run(partId, robotId, r.position, r.fragmentId, r.version);
+    if (fragments) {
+      const insert = this.db.prepare('INSERT INTO part_fragment_refs (part_id, robot_id, position, fragment_id, version) VALUES (?, ?, ?, ?, ?)');
+      for (const r of fragmentRefRows(parsed)) insert.run(partId, robotId, r.position, r.fragmentId, r.version);
+    }
+    if (modules) {
+      const insert = this.db.prepare('INSERT INTO part_module_refs (part_id, module_id) VALUES (?, ?)');
+      for (const moduleId of moduleRefRows(parsed)) insert.run(partId, moduleId);
+    }
   }
 
   private insertPart(robotId: string, locationId: string, name: string, main: boolean, now: string, configJson = '{}'): string {
@@ -197,7 +220,7 @@ export class MachineStore {
       .run(id, robotId, locationId, name, main ? 1 : 0, configJson, partFqdn(name, id), `${slug(name)}.local`, now, now);
     // A part always has a secret: the credential it connects to the service with.
     this.db.prepare('INSERT INTO part_secrets (id, part_id, secret, created_on) VALUES (?, ?, ?, ?)').run(randomUUID(), id, randomBytes(24).toString('base64url'), now);
-    this.indexFragments(id, robotId, configJson);
+    this.indexRefs(id, robotId, configJson);
     return id;
   }
 
@@ -280,7 +303,7 @@ export class MachineStore {
           const at = nextUpdate(options.now ?? new Date(), row.last_updated);
           this.recordHistory(row, options.editor, at);
           this.db.prepare('UPDATE robot_parts SET name = ?, config_json = ?, last_updated = ? WHERE id = ?').run(change.name, configJson, at, id);
-          if (configJson !== row.config_json) this.indexFragments(id, row.robot_id, configJson);
+          if (configJson !== row.config_json) this.indexRefs(id, row.robot_id, configJson);
         }
         return { ok: true, part: present(this.part(id), `part ${id}`).part };
       })

@@ -147,18 +147,19 @@ export function createRegistryHandlers(
       const fingerprint = PageTokens.fingerprint('ListRegistryItems', { filter, member });
       const cursor = tokens.read(fingerprint, request.pageToken);
       const after = cursor ? ([String(cursor.after[0]), String(cursor.after[1])] as const) : null;
-      const { rows, platforms, more } = store.list(filter, member, after, size);
+      const { rows, more } = store.list(filter, member, after, size);
+      const versions = request.includeVersions ? store.versionsOf(rows) : null;
       const last = rows.at(-1);
       return {
-        items: rows.map((row) => store.toItem(row, false, platforms.get(row.id))),
+        items: rows.map((row) => store.toItem(row, false, versions?.get(row.id))),
         nextPageToken: more && last ? tokens.issue(fingerprint, { after: [last.organization_id, last.name], returned: (cursor?.returned ?? 0) + rows.length }) : '',
       };
     },
 
     async deleteRegistryItem(_request, ctx) {
       const target = registryTarget(ctx);
-      const row = store.row(target.id);
-      const used = store.usage(row);
+      // Parts whose config names it, kept on the row as configs change (migration 0016).
+      const used = store.row(target.id).usage;
       if (used > 0) {
         throw new FleetError(
           status.FAILED_PRECONDITION,

@@ -27,6 +27,24 @@ export interface ItemRow {
   readonly first_run: string;
   readonly created_at: string;
   readonly updated_at: string;
+  /** Sorted platforms of the item's files, a JSON array (kept by a trigger, migration 0016). */
+  readonly platforms: string;
+  /** Parts whose config names the item, in either id form (kept by triggers, migration 0016). */
+  readonly usage: number;
+}
+
+/** A version of an item joined with one of its files (`platform` null: a version without files). */
+export interface VersionFileRow {
+  readonly item_id: string;
+  readonly version: string;
+  readonly entrypoint: string;
+  readonly models: string;
+  readonly apps: string;
+  readonly uploaded_at: string;
+  readonly platform: string | null;
+  readonly size_bytes: number;
+  readonly sha256: string;
+  readonly file_uploaded_at: string;
 }
 
 /** A module's manifest, as UpdateModule writes it whole. */
@@ -53,7 +71,7 @@ export interface ItemFilter {
 }
 
 const SELECT = `SELECT r.id, r.organization_id, coalesce(o.public_namespace, '') AS namespace, r.name, r.type, r.visibility, r.description,
-  r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at
+  r.url, r.markdown, r.entrypoint, r.models, r.apps, r.first_run, r.created_at, r.updated_at, r.platforms, r.usage
   FROM registry_items r JOIN organizations o ON o.id = r.organization_id`;
 
 /**
@@ -67,14 +85,6 @@ export function versionKey(version: string): string {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Does `platform` satisfy a filter entry? `linux/any` matches every linux architecture and the other way round. */
-export function platformMatches(platform: string, wanted: string): boolean {
-  if (platform === wanted) return true;
-  const [os, arch] = platform.split('/');
-  const [wantedOs, wantedArch] = wanted.split('/');
-  return os === wantedOs && (arch === 'any' || wantedArch === 'any');
 }
 
 export class RegistryStore {
@@ -139,17 +149,6 @@ export class RegistryStore {
     this.db.prepare('DELETE FROM registry_items WHERE id = ?').run(id);
   }
 
-  /** Machine parts whose config uses the item: a `modules[]` entry whose `module_id` is either form of its id. */
-  usage(row: ItemRow): number {
-    return this.db
-      .prepare(
-        `SELECT count(DISTINCT p.id) FROM robot_parts p, json_each(p.config_json, '$.modules') m
-          WHERE json_type(m.value) = 'object' AND json_extract(m.value, '$.module_id') IN (?, ?)`,
-      )
-      .pluck()
-      .get(`${row.organization_id}:${row.name}`, row.namespace === '' ? `${row.organization_id}:${row.name}` : `${row.namespace}:${row.name}`) as number;
-  }
-
   /** Another module of the organization that declares an app of this name, if any. */
   appOwner(orgId: string, appName: string, exceptId: string): string | undefined {
     return this.db
@@ -158,18 +157,9 @@ export class RegistryStore {
       .get(orgId, exceptId, appName) as string | undefined;
   }
 
-  /** Platforms of every uploaded file of the item, sorted. */
-  private platformsOf(ids: readonly string[]): Map<string, string[]> {
-    const rows = this.db
-      .prepare('SELECT DISTINCT item_id, platform FROM registry_files WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY platform')
-      .all(JSON.stringify(ids)) as { item_id: string; platform: string }[];
-    const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.item_id, [...(out.get(r.item_id) ?? []), r.platform]);
-    return out;
-  }
-
-  toItem(row: ItemRow, includeMarkdown: boolean, platforms?: readonly string[]): RegistryItem {
-    const files = platforms ?? this.platformsOf([row.id]).get(row.id) ?? [];
+  /** The item as the contract answers it; `versions` only where they were asked for (ListRegistryItems' include_versions). */
+  toItem(row: ItemRow, includeMarkdown: boolean, versions?: readonly ModuleVersion[]): RegistryItem {
+    const files = JSON.parse(row.platforms) as string[];
     return {
       itemId: wireId(row),
       organizationId: row.organization_id,
@@ -180,42 +170,56 @@ export class RegistryStore {
       status: files.length > 0 ? RegistryItemStatus.REGISTRY_ITEM_STATUS_PUBLISHED : RegistryItemStatus.REGISTRY_ITEM_STATUS_IN_DEVELOPMENT,
       description: row.description,
       url: row.url,
-      platforms: [...files],
+      platforms: files,
       markdownDocumentation: includeMarkdown && row.markdown !== null ? row.markdown : undefined,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
-      totalRobotUsage: row.type === PackageType.PACKAGE_TYPE_MODULE ? this.usage(row) : 0,
+      totalRobotUsage: row.type === PackageType.PACKAGE_TYPE_MODULE ? row.usage : 0,
+      versions: versions ? [...versions] : [],
     };
   }
 
   /** Versions of an item, oldest first, each with its files. */
   versions(row: ItemRow): ModuleVersion[] {
-    const versions = this.db.prepare('SELECT version, entrypoint, models, apps, uploaded_at FROM registry_versions WHERE item_id = ? ORDER BY version_key').all(row.id) as {
-      version: string;
-      entrypoint: string;
-      models: string;
-      apps: string;
-      uploaded_at: string;
-    }[];
-    const files = this.db.prepare('SELECT version, platform, size_bytes, sha256, uploaded_at FROM registry_files WHERE item_id = ? ORDER BY platform').all(row.id) as {
-      version: string;
-      platform: string;
-      size_bytes: number;
-      sha256: string;
-      uploaded_at: string;
-    }[];
-    return versions.map((v) => {
-      const own = files.filter((f) => f.version === v.version);
-      return {
-        version: v.version,
-        platforms: own.map((f) => f.platform),
-        models: JSON.parse(v.models) as Model[],
-        entrypoint: v.entrypoint,
-        apps: JSON.parse(v.apps) as App[],
-        uploadedAt: new Date(v.uploaded_at),
-        files: own.map((f) => ({ platform: f.platform, sizeBytes: f.size_bytes, sha256: f.sha256, uploadedAt: new Date(f.uploaded_at), url: this.fileUrl(row, v.version, f.platform) })),
-      };
-    });
+    return this.versionsOf([row]).get(row.id) ?? [];
+  }
+
+  /**
+   * The rows {@link versionsOf} makes versions of: every version of the items with each of its
+   * files (a version without files once, with a null platform), by item, version order, platform.
+   */
+  versionRows(rows: readonly ItemRow[]): VersionFileRow[] {
+    return this.db
+      .prepare(
+        `SELECT v.item_id, v.version, v.entrypoint, v.models, v.apps, v.uploaded_at, f.platform, f.size_bytes, f.sha256, f.uploaded_at AS file_uploaded_at
+           FROM registry_versions v LEFT JOIN registry_files f ON f.item_id = v.item_id AND f.version = v.version
+          WHERE v.item_id IN (SELECT value FROM json_each(?)) ORDER BY v.item_id, v.version_key, f.platform`,
+      )
+      .all(JSON.stringify(rows.map((r) => r.id))) as VersionFileRow[];
+  }
+
+  /**
+   * Versions of each of `rows` (by item id), oldest first, each with its files: one query whatever
+   * the number of items (ListRegistryItems' include_versions answers a page with them).
+   */
+  versionsOf(rows: readonly ItemRow[]): Map<string, ModuleVersion[]> {
+    const found = this.versionRows(rows);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const out = new Map<string, ModuleVersion[]>(rows.map((r) => [r.id, []]));
+    let last: ModuleVersion | undefined;
+    let lastItem = '';
+    for (const v of found) {
+      if (last === undefined || lastItem !== v.item_id || last.version !== v.version) {
+        last = { version: v.version, platforms: [], models: JSON.parse(v.models) as Model[], entrypoint: v.entrypoint, apps: JSON.parse(v.apps) as App[], uploadedAt: new Date(v.uploaded_at), files: [] };
+        lastItem = v.item_id;
+        out.get(v.item_id)?.push(last);
+      }
+      if (v.platform === null) continue;
+      last.platforms.push(v.platform);
+      const row = present(byId.get(v.item_id), `listed item ${v.item_id}`);
+      last.files.push({ platform: v.platform, sizeBytes: v.size_bytes, sha256: v.sha256, uploadedAt: new Date(v.file_uploaded_at), url: this.fileUrl(row, v.version, v.platform) });
+    }
+    return out;
   }
 
   toModule(row: ItemRow): Module {
@@ -241,9 +245,9 @@ export class RegistryStore {
    * organizations whose every item the caller sees; other organizations' items show only when public
    * (unlisted ones are found by id, never listed to outsiders).
    */
-  list(filter: ItemFilter, visibleOrgs: readonly string[], after: readonly [string, string] | null, limit: number): { rows: ItemRow[]; platforms: Map<string, string[]>; more: boolean } {
+  list(filter: ItemFilter, visibleOrgs: readonly string[], after: readonly [string, string] | null, limit: number): { rows: ItemRow[]; more: boolean } {
     const where: string[] = [`(r.organization_id IN (SELECT value FROM json_each(@visible)) OR r.visibility = ${Visibility.VISIBILITY_PUBLIC})`];
-    const params: Record<string, unknown> = { visible: JSON.stringify(visibleOrgs) };
+    const params: Record<string, unknown> = { visible: JSON.stringify(visibleOrgs), limit: limit + 1 };
     if (filter.organizationId !== null) {
       where.push('r.organization_id = @org');
       params.org = filter.organizationId;
@@ -266,30 +270,31 @@ export class RegistryStore {
     }
     if (filter.statuses.length === 1) {
       const published = filter.statuses[0] === RegistryItemStatus.REGISTRY_ITEM_STATUS_PUBLISHED;
-      where.push(`${published ? '' : 'NOT '}EXISTS (SELECT 1 FROM registry_files f WHERE f.item_id = r.id)`);
+      where.push(`r.platforms ${published ? '<>' : '='} '[]'`);
+    }
+    if (filter.platforms.length > 0) {
+      // A file for a listed platform, `os/any` matching both ways: the exact platform, its `os/any`,
+      // or any architecture of an os asked for as `os/any`.
+      const exact = new Set<string>();
+      const anyOf = new Set<string>();
+      for (const wanted of filter.platforms) {
+        const [os = '', arch = ''] = wanted.split('/');
+        exact.add(wanted);
+        exact.add(`${os}/any`);
+        if (arch === 'any') anyOf.add(os);
+      }
+      where.push(`EXISTS (SELECT 1 FROM registry_files f WHERE f.item_id = r.id
+        AND (f.platform IN (SELECT value FROM json_each(@exact)) OR substr(f.platform, 1, instr(f.platform, '/') - 1) IN (SELECT value FROM json_each(@anyOf))))`);
+      params.exact = JSON.stringify([...exact]);
+      params.anyOf = JSON.stringify([...anyOf]);
     }
     if (after !== null) {
       where.push('(r.organization_id, r.name) > (@afterOrg, @afterName)');
       params.afterOrg = after[0];
       params.afterName = after[1];
     }
-    const platformFilter = filter.platforms;
-    const statement = this.db.prepare(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY r.organization_id, r.name`);
-    const rows: ItemRow[] = [];
-    let more = false;
-    // The platform filter is applied here (it matches `os/any` both ways): rows are read lazily, so a page stops early.
-    const platforms = new Map<string, string[]>();
-    for (const row of statement.iterate(params) as Iterable<ItemRow>) {
-      const own = this.platformsOf([row.id]).get(row.id) ?? [];
-      if (platformFilter.length > 0 && !own.some((p) => platformFilter.some((w) => platformMatches(p, w)))) continue;
-      if (rows.length === limit) {
-        more = true;
-        break;
-      }
-      rows.push(row);
-      platforms.set(row.id, own);
-    }
-    return { rows, platforms, more };
+    const rows = this.db.prepare(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY r.organization_id, r.name LIMIT @limit`).all(params) as ItemRow[];
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
   /** Modules of an organization, by name: every one for a member (`includePrivate`), the public ones for anyone else. */

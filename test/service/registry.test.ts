@@ -287,6 +287,9 @@ describe('listing', () => {
     expect(await names({ organizationId: publicOrg, types: [PackageType.PACKAGE_TYPE_MODULE, PackageType.PACKAGE_TYPE_ML_MODEL], visibilities: [Visibility.VISIBILITY_PUBLIC] })).toEqual(['alpha-mod', 'beta-model']);
     expect(await names({ organizationId: publicOrg, platforms: ['linux/any'] })).toEqual(['alpha-mod']);
     expect(await names({ organizationId: publicOrg, platforms: ['linux/arm64'] })).toEqual(['alpha-mod']);
+    expect(await names({ organizationId: publicOrg, platforms: ['linux/amd64'] })).toEqual([]);
+    expect(await names({ organizationId: publicOrg, platforms: ['darwin/arm64', 'linux/arm64'] })).toEqual(['alpha-mod']);
+    expect(await names({ organizationId: publicOrg, platforms: ['windows/any'] })).toEqual([]);
     expect(await names({ organizationId: publicOrg, statuses: [RegistryItemStatus.REGISTRY_ITEM_STATUS_PUBLISHED] })).toEqual(['alpha-mod']);
     expect(await names({ organizationId: publicOrg, statuses: [RegistryItemStatus.REGISTRY_ITEM_STATUS_IN_DEVELOPMENT] })).toEqual(['beta-model', 'delta-hidden', 'gamma-secret']);
     expect(await names({ organizationId: publicOrg, searchTerm: 'LIDAR' })).toEqual(['alpha-mod', 'gamma-secret']);
@@ -337,15 +340,62 @@ describe('deleting and apps', () => {
     expect(existsSync(join(t.dataDir, 'registry', 'files', rowId))).toBe(true);
     const locationId = (await appCall(t, 'createLocation', { orgId, name: fresh('Site') }, owner)).location!.id;
     const robotId = (await appCall(t, 'newRobot', { name: fresh('bot'), locationId }, owner)).id;
-    const partId = (await appCall(t, 'getRobotParts', { robotId }, owner)).parts[0]!.id;
-    t.db().prepare('UPDATE robot_parts SET config_json = ? WHERE id = ?').run(JSON.stringify({ modules: [{ module_id: moduleId, version: '1.0.0' }] }), partId);
+    const part = (await appCall(t, 'getRobotParts', { robotId }, owner)).parts[0]!;
+    const configure = (robotConfig: Record<string, unknown>) => appCall(t, 'updateRobotPart', { robotPartId: part.id, name: part.name, robotConfig }, owner);
+    await configure({ modules: [{ type: 'registry', name: 'lidar', module_id: moduleId, version: '1.0.0' }] });
     expect((await appCall(t, 'getRegistryItem', { itemId: moduleId }, owner)).item?.totalRobotUsage).toBe(1);
     await expectError(appCall(t, 'deleteRegistryItem', { itemId: moduleId }, owner), { code: status.FAILED_PRECONDITION, reason: 'REGISTRY_ITEM_IN_USE', message: /1 machine part/ });
-    t.db().prepare("UPDATE robot_parts SET config_json = '{}' WHERE id = ?").run(partId);
+    await configure({});
     await appCall(t, 'deleteRegistryItem', { itemId: moduleId }, owner);
     await expectError(appCall(t, 'getModule', { moduleId }, owner), { code: status.NOT_FOUND, reason: 'MODULE_NOT_FOUND' });
     expect(existsSync(join(t.dataDir, 'registry', 'files', rowId))).toBe(false);
     await expectError(appCall(t, 'deleteRegistryItem', { itemId: moduleId }, owner), { code: status.NOT_FOUND, reason: 'REGISTRY_ITEM_NOT_FOUND' });
+  });
+
+  it('counts the parts whose own config names a module, by either id form, as configs are written, machines are made and parts deleted', async () => {
+    const ns = `use-${Date.now().toString(36)}`;
+    const org = (await appCall(t, 'createOrganization', { name: 'Users Co' }, owner)).organization!.id;
+    const { moduleId: nav } = await appCall(t, 'createModule', { orgId: org, name: 'nav' }, owner);
+    const { moduleId: arm } = await appCall(t, 'createModule', { orgId: org, name: 'arm' }, owner);
+    const usage = async () => {
+      const listed = (await appCall(t, 'listRegistryItems', { organizationId: org }, owner)).items;
+      const one = async (itemId: string) => (await appCall(t, 'getRegistryItem', { itemId }, owner)).item?.totalRobotUsage;
+      // The listing's count (read with the page) and the item's own agree.
+      expect(listed.map((i) => [i.name, i.totalRobotUsage])).toEqual([['arm', await one(arm)], ['nav', await one(nav)]]);
+      return Object.fromEntries(listed.map((i) => [i.name, i.totalRobotUsage]));
+    };
+    const locationId = (await appCall(t, 'createLocation', { orgId: org, name: 'Site' }, owner)).location!.id;
+    const parts = async (robotId: string) => (await appCall(t, 'getRobotParts', { robotId }, owner)).parts;
+    const configure = (p: { id: string; name: string }, robotConfig: Record<string, unknown>) => appCall(t, 'updateRobotPart', { robotPartId: p.id, name: p.name, robotConfig }, owner);
+    const entry = (moduleId: string, version = '1.0.0') => ({ type: 'registry', name: moduleId.split(':')[1], module_id: moduleId, version });
+    const one = (await parts((await appCall(t, 'newRobot', { name: 'one', locationId }, owner)).id))[0]!;
+    const twoId = (await appCall(t, 'newRobot', { name: 'two', locationId }, owner)).id;
+    const two = (await parts(twoId))[0]!;
+    expect(await usage()).toEqual({ arm: 0, nav: 0 });
+    // Named twice in one config: one part.
+    await configure(one, { modules: [entry(nav), { ...entry(nav, '2.0.0'), name: 'nav-2' }] });
+    await configure(two, { modules: [entry(arm), entry(nav)] });
+    expect(await usage()).toEqual({ arm: 1, nav: 2 });
+    // Replaced: what the config named before no longer counts; other sections and bad entries never do.
+    await configure(one, { modules: [entry(arm)], components: [{ name: 'c', api: 'rdk:component:camera', model: 'x', module_id: nav }] });
+    expect(await usage()).toEqual({ arm: 2, nav: 1 });
+    // The other id form, once the organization has a namespace (and configs written before it still count).
+    await appCall(t, 'updateOrganization', { orgId: org, publicNamespace: ns }, owner);
+    await configure(one, { modules: [entry(`${ns}:nav`), entry(arm)] });
+    expect(await usage()).toEqual({ arm: 2, nav: 2 });
+    // A new part with its config, then gone with its machine.
+    const { partId } = await appCall(t, 'newRobotPart', { robotId: twoId, partName: 'two-arm' }, owner);
+    await configure({ id: partId, name: 'two-arm' }, { modules: [entry(`${ns}:arm`)] });
+    expect(await usage()).toEqual({ arm: 3, nav: 2 });
+    await appCall(t, 'deleteRobotPart', { robotPartId: partId }, owner);
+    expect(await usage()).toEqual({ arm: 2, nav: 2 });
+    await appCall(t, 'deleteRobot', { robotId: twoId }, owner);
+    expect(await usage()).toEqual({ arm: 1, nav: 1 });
+    // total_robot_usage counts a part's own config (docs/PROTOCOL.md): a fragment naming the module does not add its parts.
+    const { fragment } = await appCall(t, 'createFragment', { orgId: org, name: 'uses nav', config: { modules: [entry(nav)] } }, owner);
+    await configure(one, { fragments: [fragment!.id] });
+    expect(await usage()).toEqual({ arm: 0, nav: 0 });
+    await appCall(t, 'deleteRegistryItem', { itemId: `${ns}:nav` }, owner);
   });
 
   it('answers app content and branding from the latest uploaded version of the module that declares the app; unknown or unseen apps are NOT_FOUND', async () => {
@@ -407,6 +457,26 @@ describe('ListRegistryItemVersions', () => {
     const [v] = (await appCall(t, 'listRegistryItemVersions', { itemId }, owner)).versions;
     expect(v).toMatchObject({ version: '0.1.0', platforms: ['linux/any'], models: [], entrypoint: '', apps: [] });
     expect(v?.files).toEqual([expect.objectContaining({ platform: 'linux/any', sizeBytes: 300, sha256: sha(file) })]);
+  });
+
+  it('answers every listed item with its versions in the listing when asked (include_versions), as ListRegistryItemVersions lists them; never unasked', async () => {
+    const org = (await appCall(t, 'createOrganization', { name: 'Scripts Co' }, owner)).organization!.id;
+    const script = async (name: string, versions: string[]) => {
+      await appCall(t, 'createRegistryItem', { organizationId: org, name, type: PackageType.PACKAGE_TYPE_ML_TRAINING }, owner);
+      for (const [i, version] of versions.entries()) await uploadFile(t, { moduleId: `${org}:${name}`, version, platform: i % 2 ? 'linux/any' : 'darwin/arm64' }, [bytes(10 + i)], owner);
+      if (versions[0]) await uploadFile(t, { moduleId: `${org}:${name}`, version: versions[0], platform: 'linux/amd64' }, [bytes(7)], owner);
+    };
+    await script('a-train', ['1.10.0', '1.2.0', '2.0.0']);
+    await script('b-train', []);
+    await script('c-train', ['0.1.0']);
+    const request = { organizationId: org, types: [PackageType.PACKAGE_TYPE_ML_TRAINING], pageSize: 2 };
+    const first = await appCall(t, 'listRegistryItems', { ...request, includeVersions: true }, owner);
+    const second = await appCall(t, 'listRegistryItems', { ...request, includeVersions: true, pageToken: first.nextPageToken }, owner);
+    const listed = [...first.items, ...second.items];
+    expect(listed.map((i) => [i.name, i.versions.map((v) => v.version)])).toEqual([['a-train', ['1.2.0', '1.10.0', '2.0.0']], ['b-train', []], ['c-train', ['0.1.0']]]);
+    for (const item of listed) expect(item.versions, item.name).toEqual((await appCall(t, 'listRegistryItemVersions', { itemId: item.itemId }, owner)).versions);
+    expect(listed[0]!.versions[1]!.files.map((f) => f.platform)).toEqual(['darwin/arm64', 'linux/amd64']);
+    expect((await appCall(t, 'listRegistryItems', request, owner)).items.map((i) => i.versions)).toEqual([[], []]);
   });
 
   it('answers NOT_FOUND for an unknown item or a private one the caller cannot see, INVALID_ARGUMENT for a malformed id', async () => {

@@ -14,6 +14,7 @@ import { fragments } from './0012_fragments';
 import { defaultFragments } from './0013_default_fragments';
 import { users } from './0014_users';
 import { keysAndSecrets } from './0015_keys_and_secrets';
+import { partModuleRefs } from './0016_part_module_refs';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments, users, keysAndSecrets];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments, users, keysAndSecrets, partModuleRefs];

@@ -732,3 +732,119 @@ describe('0015 keys_and_secrets', () => {
     expect(plan).toMatch(/authorizations_by_resource/);
   });
 });
+
+describe('0016 part_module_refs', () => {
+  const LOC = '33333333-3333-4333-8333-333333333333';
+  const ROBOT = '55555555-5555-4555-8555-555555555555';
+  const PART = '66666666-6666-4666-8666-666666666666';
+  const OTHER = '77777777-7777-4777-8777-777777777777';
+  /** A database at 0015 holding parts whose configs name modules (and things that are not module entries), migrated to 0016. */
+  function upgraded(): Database.Database {
+    const db = migratedTo(15);
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    const part = db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, ?, ?, ?, 'x', ?, ?)");
+    const modules = [{ module_id: 'acme:nav', version: '1.0.0' }, { module_id: 'acme:nav', version: '2.0.0' }, { module_id: `${ORG}:arm` }, { module_id: 7 }, { name: 'local' }, 'acme:text', ['acme:array']];
+    part.run(PART, ROBOT, LOC, 'bot-main', 1, JSON.stringify({ modules }), NOW, NOW);
+    part.run(OTHER, ROBOT, LOC, 'bot-arm', 0, JSON.stringify({ modules: { one: { module_id: 'acme:nav' } }, components: [{ module_id: 'acme:not-a-module' }] }), NOW, NOW);
+    migrate(db, serviceMigrations.slice(0, 16));
+    return db;
+  }
+  const refs = (db: Database.Database) => db.prepare('SELECT part_id, module_id FROM part_module_refs ORDER BY part_id, module_id').all();
+
+  it('creates a STRICT table without rowid, indexed by module id', () => {
+    const db = upgraded();
+    expect(isStrict(db, 'part_module_refs')).toBe(true);
+    expect(columns(db, 'part_module_refs')).toEqual({ part_id: 'TEXT NOT NULL PK', module_id: 'TEXT NOT NULL PK' });
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN ('a', 'b')").all() as { detail: string }[]).map((p) => p.detail).join();
+    expect(plan).toMatch(/part_module_refs_by_module/);
+  });
+
+  it("indexes the module ids existing parts' configs name, once per part, as the scan it replaces read them; goes with the part", () => {
+    const db = upgraded();
+    expect(refs(db)).toEqual([
+      { part_id: PART, module_id: `${ORG}:arm` },
+      { part_id: PART, module_id: 'acme:nav' },
+      // `modules` written as an object: its values were read as entries by json_each, so they still are.
+      { part_id: OTHER, module_id: 'acme:nav' },
+    ]);
+    expect(() => db.prepare("INSERT INTO part_module_refs (part_id, module_id) VALUES (?, 'x')").run(ROBOT)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO part_module_refs (part_id, module_id) VALUES (?, 'acme:nav')").run(PART)).toThrow(/UNIQUE|PRIMARY/);
+    db.prepare('DELETE FROM robot_parts WHERE id = ?').run(OTHER);
+    expect(refs(db)).toHaveLength(2);
+    db.prepare('DELETE FROM robots').run();
+    expect(refs(db)).toEqual([]);
+  });
+
+  it("gives items their usage and platforms, and keeps them through refs added and removed, either id form (a part naming both counts once), items made later, namespaces changed, files recorded, parts deleted", () => {
+    const db = migratedTo(15);
+    const item = db.prepare("INSERT INTO registry_items (id, organization_id, name, type, created_at, updated_at) VALUES (?, ?, ?, 2, ?, ?)");
+    const NAV = '88888888-8888-4888-8888-888888888888';
+    const ARM = '99999999-9999-4999-8999-999999999999';
+    db.prepare('INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)').run(ORG, 'Acme', NOW);
+    db.prepare('INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(LOC, ORG, 'Site', NOW);
+    db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(ROBOT, LOC, 'bot', NOW);
+    const part = db.prepare("INSERT INTO robot_parts (id, robot_id, location_id, name, main_part, config_json, fqdn, created_on, last_updated) VALUES (?, ?, ?, ?, ?, ?, 'x', ?, ?)");
+    part.run(PART, ROBOT, LOC, 'bot-main', 1, JSON.stringify({ modules: [{ module_id: `${ORG}:nav` }] }), NOW, NOW);
+    item.run(NAV, ORG, 'nav', NOW, NOW);
+    db.prepare("INSERT INTO registry_versions (item_id, version, version_key, uploaded_at) VALUES (?, '1.0.0', 'k', ?)").run(NAV, NOW);
+    const file = db.prepare("INSERT INTO registry_files (item_id, version, platform, size_bytes, sha256, uploaded_at) VALUES (?, '1.0.0', ?, 1, ?, ?)");
+    file.run(NAV, 'linux/arm64', 'a'.repeat(64), NOW);
+    file.run(NAV, 'darwin/any', 'a'.repeat(64), NOW);
+    migrate(db, serviceMigrations.slice(0, 16));
+    const state = () => db.prepare('SELECT name, usage, platforms FROM registry_items ORDER BY name').all();
+    // What the triggers keep must equal what a count from the index says, whatever happened before.
+    const recount = () =>
+      db.prepare(`SELECT r.name, (SELECT count(DISTINCT part_id) FROM part_module_refs WHERE module_id IN (r.organization_id || ':' || r.name, o.public_namespace || ':' || r.name)) AS usage
+                    FROM registry_items r JOIN organizations o ON o.id = r.organization_id ORDER BY r.name`).all();
+    const check = (expected: Record<string, number>) => {
+      expect(Object.fromEntries((state() as { name: string; usage: number }[]).map((r) => [r.name, r.usage]))).toEqual(expected);
+      expect(db.prepare('SELECT name, usage FROM registry_items ORDER BY name').all()).toEqual(recount());
+    };
+    expect(state()).toEqual([{ name: 'nav', usage: 1, platforms: '["darwin/any","linux/arm64"]' }]);
+    const ref = db.prepare('INSERT INTO part_module_refs (part_id, module_id) VALUES (?, ?)');
+    const unref = db.prepare('DELETE FROM part_module_refs WHERE part_id = ? AND module_id = ?');
+    // Named before the item exists: counted when it is made.
+    ref.run(PART, `${ORG}:arm`);
+    item.run(ARM, ORG, 'arm', NOW, NOW);
+    check({ arm: 1, nav: 1 });
+    part.run(OTHER, ROBOT, LOC, 'bot-arm', 0, '{}', NOW, NOW);
+    ref.run(OTHER, 'acme:nav');
+    check({ arm: 1, nav: 1 });
+    // The namespace given: `acme:nav` names nav now; then a part naming nav in both forms counts once, whichever goes first.
+    db.prepare("UPDATE organizations SET public_namespace = 'acme' WHERE id = ?").run(ORG);
+    check({ arm: 1, nav: 2 });
+    ref.run(PART, 'acme:nav');
+    check({ arm: 1, nav: 2 });
+    unref.run(PART, `${ORG}:nav`);
+    check({ arm: 1, nav: 2 });
+    unref.run(PART, 'acme:nav');
+    check({ arm: 1, nav: 1 });
+    ref.run(OTHER, `${ORG}:nav`);
+    ref.run(OTHER, 'acme:arm');
+    check({ arm: 2, nav: 1 });
+    // Ids of no item, other organizations' forms and malformed ids change nothing.
+    for (const id of ['acme:nope', 'other:nav', 'nav', ':nav', `${ORG}:`]) ref.run(PART, id);
+    check({ arm: 2, nav: 1 });
+    // The namespace changed: the old one's refs stop counting.
+    db.prepare("UPDATE organizations SET public_namespace = 'acme-2' WHERE id = ?").run(ORG);
+    check({ arm: 1, nav: 1 });
+    db.prepare("UPDATE organizations SET public_namespace = 'acme' WHERE id = ?").run(ORG);
+    // A part deleted takes its refs, both forms, with it.
+    db.prepare('DELETE FROM robot_parts WHERE id = ?').run(OTHER);
+    check({ arm: 1, nav: 0 });
+    db.prepare('DELETE FROM robots').run();
+    check({ arm: 0, nav: 0 });
+    // A file recorded: the item's platforms, sorted and each once.
+    expect(db.prepare('SELECT platforms FROM registry_items WHERE id = ?').pluck().get(ARM)).toBe('[]');
+    db.prepare("INSERT INTO registry_versions (item_id, version, version_key, uploaded_at) VALUES (?, '1.0.0', 'k', ?)").run(ARM, NOW);
+    db.prepare("INSERT INTO registry_versions (item_id, version, version_key, uploaded_at) VALUES (?, '2.0.0', 'l', ?)").run(NAV, NOW);
+    file.run(ARM, 'linux/any', 'b'.repeat(64), NOW);
+    db.prepare("INSERT INTO registry_files (item_id, version, platform, size_bytes, sha256, uploaded_at) VALUES (?, '2.0.0', 'darwin/any', 1, ?, ?)").run(NAV, 'c'.repeat(64), NOW);
+    expect(state()).toEqual([
+      { name: 'arm', usage: 0, platforms: '["linux/any"]' },
+      { name: 'nav', usage: 0, platforms: '["darwin/any","linux/arm64"]' },
+    ]);
+  });
+});

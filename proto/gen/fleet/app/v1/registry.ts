@@ -190,6 +190,12 @@ export interface RegistryItem {
     | undefined;
   /** Machine parts whose config uses the item (modules only; 0 otherwise). */
   totalRobotUsage: number;
+  /**
+   * The uploaded versions, oldest first, with their files: only in
+   * ListRegistryItems' answer when it asked for include_versions; empty
+   * otherwise. Added in v1.
+   */
+  versions: ModuleVersion[];
 }
 
 /** A model (component or service implementation) a module provides. */
@@ -335,6 +341,13 @@ export interface ListRegistryItemsRequest {
   publicNamespaces: string[];
   /** Paging: 0 means the default (100); at most 1000. */
   pageSize: number;
+  /**
+   * Answer each item's `versions` (as ListRegistryItemVersions lists them),
+   * so that a client needing them (the training scripts offered to
+   * SubmitCustomTrainingJob) makes one call a page instead of one per item.
+   * Added in v1.
+   */
+  includeVersions: boolean;
 }
 
 export interface ListRegistryItemsResponse {
@@ -517,6 +530,7 @@ function createBaseRegistryItem(): RegistryItem {
     createdAt: undefined,
     updatedAt: undefined,
     totalRobotUsage: 0,
+    versions: [],
   };
 }
 
@@ -563,6 +577,9 @@ export const RegistryItem: MessageFns<RegistryItem> = {
     }
     if (message.totalRobotUsage !== 0) {
       writer.uint32(112).int64(message.totalRobotUsage);
+    }
+    for (const v of message.versions) {
+      ModuleVersion.encode(v!, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -692,6 +709,14 @@ export const RegistryItem: MessageFns<RegistryItem> = {
             message.totalRobotUsage = longToNumber(reader.int64());
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.versions.push(ModuleVersion.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -750,6 +775,9 @@ export const RegistryItem: MessageFns<RegistryItem> = {
         : isSet(object.total_robot_usage)
         ? globalThis.Number(object.total_robot_usage)
         : 0,
+      versions: globalThis.Array.isArray(object?.versions)
+        ? object.versions.map((e: any) => ModuleVersion.fromJSON(e))
+        : [],
     };
   },
 
@@ -797,6 +825,9 @@ export const RegistryItem: MessageFns<RegistryItem> = {
     if (message.totalRobotUsage !== 0) {
       obj.totalRobotUsage = Math.round(message.totalRobotUsage);
     }
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => ModuleVersion.toJSON(e));
+    }
     return obj;
   },
 
@@ -819,6 +850,7 @@ export const RegistryItem: MessageFns<RegistryItem> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.totalRobotUsage = object.totalRobotUsage ?? 0;
+    message.versions = object.versions?.map((e) => ModuleVersion.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2143,6 +2175,7 @@ function createBaseListRegistryItemsRequest(): ListRegistryItemsRequest {
     pageToken: "",
     publicNamespaces: [],
     pageSize: 0,
+    includeVersions: false,
   };
 }
 
@@ -2186,6 +2219,9 @@ export const ListRegistryItemsRequest: MessageFns<ListRegistryItemsRequest> = {
     }
     if (message.pageSize !== 0) {
       writer.uint32(72).int32(message.pageSize);
+    }
+    if (message.includeVersions !== false) {
+      writer.uint32(80).bool(message.includeVersions);
     }
     return writer;
   },
@@ -2305,6 +2341,14 @@ export const ListRegistryItemsRequest: MessageFns<ListRegistryItemsRequest> = {
             message.pageSize = reader.int32();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.includeVersions = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2354,6 +2398,11 @@ export const ListRegistryItemsRequest: MessageFns<ListRegistryItemsRequest> = {
         : isSet(object.page_size)
         ? globalThis.Number(object.page_size)
         : 0,
+      includeVersions: isSet(object.includeVersions)
+        ? globalThis.Boolean(object.includeVersions)
+        : isSet(object.include_versions)
+        ? globalThis.Boolean(object.include_versions)
+        : false,
     };
   },
 
@@ -2386,6 +2435,9 @@ export const ListRegistryItemsRequest: MessageFns<ListRegistryItemsRequest> = {
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
+    if (message.includeVersions !== false) {
+      obj.includeVersions = message.includeVersions;
+    }
     return obj;
   },
 
@@ -2403,6 +2455,7 @@ export const ListRegistryItemsRequest: MessageFns<ListRegistryItemsRequest> = {
     message.pageToken = object.pageToken ?? "";
     message.publicNamespaces = object.publicNamespaces?.map((e) => e) || [];
     message.pageSize = object.pageSize ?? 0;
+    message.includeVersions = object.includeVersions ?? false;
     return message;
   },
 };
