@@ -125,18 +125,19 @@ export function fleetTreeFromColumns(c: FleetColumns): FleetTree | string {
   if (!Array.isArray(c.partLastAccess) || c.partLastAccess.length !== np || !c.partLastAccess.every((t) => t === null || typeof t === 'string')) return 'the part access times are malformed';
   if (!Array.isArray(c.partFlags) || c.partFlags.length !== np || !c.partFlags.every((f) => Number.isInteger(f))) return 'the part flags are malformed';
   if (c.machinePartCounts.reduce((a, b) => a + b, 0) !== np) return 'the part counts do not add up';
-  const locations: TreeLocation[] = new Array(nl);
+  // Lengths and types are checked above: the defaults below never apply.
+  const locations: TreeLocation[] = new Array<TreeLocation>(nl);
   for (let i = 0; i < nl; i++) {
-    locations[i] = { id: c.locationIds[i]!, name: c.locationNames[i]!, parentLocationId: c.locationParents[i]!, ownerOrgId: c.locationOwners[i]!, sharedWithOrgIds: c.locationSharedWith[i]! };
+    locations[i] = { id: c.locationIds[i] ?? '', name: c.locationNames[i] ?? '', parentLocationId: c.locationParents[i] ?? '', ownerOrgId: c.locationOwners[i] ?? '', sharedWithOrgIds: c.locationSharedWith[i] ?? [] };
   }
-  const machines: TreeMachine[] = new Array(nm);
+  const machines: TreeMachine[] = new Array<TreeMachine>(nm);
   for (let i = 0, p = 0; i < nm; i++) {
-    const parts: TreePart[] = new Array(c.machinePartCounts[i]!);
+    const parts: TreePart[] = new Array<TreePart>(c.machinePartCounts[i] ?? 0);
     for (let j = 0; j < parts.length; j++, p++) {
-      const flags = c.partFlags[p]!;
-      parts[j] = { id: c.partIds[p]!, name: c.partNames[p]!, mainPart: (flags & PART_MAIN) !== 0, fqdn: c.partFqdns[p]!, lastAccess: c.partLastAccess[p]!, markedForRestart: (flags & PART_RESTART) !== 0 };
+      const flags = c.partFlags[p] ?? 0;
+      parts[j] = { id: c.partIds[p] ?? '', name: c.partNames[p] ?? '', mainPart: (flags & PART_MAIN) !== 0, fqdn: c.partFqdns[p] ?? '', lastAccess: c.partLastAccess[p] ?? null, markedForRestart: (flags & PART_RESTART) !== 0 };
     }
-    machines[i] = { id: c.machineIds[i]!, name: c.machineNames[i]!, locationId: c.machineLocations[i]!, parts };
+    machines[i] = { id: c.machineIds[i] ?? '', name: c.machineNames[i] ?? '', locationId: c.machineLocations[i] ?? '', parts };
   }
   return { orgId: c.orgId, syncedAt: c.syncedAt, locations, machines };
 }
