@@ -254,15 +254,19 @@ export function readTree(db: CacheDb, orgId: string): FleetTree {
 export function readTreeColumns(db: CacheDb, orgId: string): FleetColumns {
   const locations = db.prepare('SELECT id, name, parent_location_id, owner_org_id, shared_with FROM locations WHERE org_id = ? ORDER BY name, id').raw().all(orgId) as [string, string, string, string, string][];
   const machines = db.prepare('SELECT id, name, location_id FROM machines WHERE org_id = ? ORDER BY name, id').raw().all(orgId) as [string, string, string][];
-  const parts = db
-    .prepare(
-      `SELECT p.machine_id, p.id, p.name, p.fqdn, p.last_access, p.main_part, p.marked_for_restart FROM parts p JOIN machines m ON m.org_id = p.org_id AND m.id = p.machine_id
-       WHERE p.org_id = ? ORDER BY m.name, m.id, p.position`,
-    )
-    .raw()
-    .all(orgId) as [string, string, string, string, string | null, number, number][];
-  const partCounts = new Map<string, number>();
-  for (const row of parts) partCounts.set(row[0], (partCounts.get(row[0]) ?? 0) + 1);
+  // Parts in the order of the table's index (by machine, then position), then laid out in machine order: sorting them in SQL by their machine's name costs more.
+  const rows = db.prepare('SELECT machine_id, id, name, fqdn, last_access, main_part, marked_for_restart FROM parts WHERE org_id = ? ORDER BY machine_id, position').raw().all(orgId) as [string, string, string, string, string | null, number, number][];
+  const runs = new Map<string, [number, number]>();
+  rows.forEach((row, i) => {
+    const run = runs.get(row[0]);
+    if (run) run[1] += 1;
+    else runs.set(row[0], [i, 1]);
+  });
+  const parts: (typeof rows)[number][] = [];
+  for (const m of machines) {
+    const [from, count] = runs.get(m[0]) ?? [0, 0];
+    for (let i = from; i < from + count; i++) parts.push(rows[i] as (typeof rows)[number]);
+  }
   return {
     orgId,
     syncedAt: fleetSyncedAt(db, orgId),
@@ -274,7 +278,7 @@ export function readTreeColumns(db: CacheDb, orgId: string): FleetColumns {
     machineIds: machines.map((r) => r[0]),
     machineNames: machines.map((r) => r[1]),
     machineLocations: machines.map((r) => r[2]),
-    machinePartCounts: machines.map((r) => partCounts.get(r[0]) ?? 0),
+    machinePartCounts: machines.map((r) => runs.get(r[0])?.[1] ?? 0),
     partIds: parts.map((r) => r[1]),
     partNames: parts.map((r) => r[2]),
     partFqdns: parts.map((r) => r[3]),
