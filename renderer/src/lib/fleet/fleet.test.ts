@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { FleetTree } from '../../../../common/locations';
+import { fleetColumns, type FleetTree } from '../../../../common/locations';
 import { fakeBridge, settle } from '../testing/fake-transport';
 import { org } from '../testing/fixtures';
 import { FleetStore, nodeKey } from './fleet.svelte';
@@ -152,6 +152,14 @@ describe('FleetStore', () => {
     const waiting2 = store.whenTree('w', { signal: aborted.signal });
     aborted.abort();
     expect(await waiting2).toBeUndefined();
+  });
+
+  test('a malformed tree is an error that says so, not a tree drawn wrong', async () => {
+    const { store, transport } = setup();
+    transport.handle('locations.treeColumns', ({ orgId }) => ({ ok: true, value: { ...fleetColumns(acmeTree), orgId, machineNames: [] } }));
+    await store.loadTree('a');
+    expect(store.tree('a')).toBeUndefined();
+    expect(store.treeError('a')).toEqual({ kind: 'internal', message: 'The fleet tree could not be read (the machine columns are malformed). Reload the app.' });
   });
 
   test('reloads the trees main names in fleet.changed', async () => {
