@@ -24,7 +24,7 @@ export interface Events {
   /**
    * The cached fleet (locations, machines, parts) of these organizations changed: a sync, a write, a
    * switch. The payload names them rather than carrying the trees, which can be large: a view showing
-   * one of them asks `locations.tree` again. `all` means every organization (a switch, a full sync).
+   * one of them asks for its tree again (`locations.treeColumns`). `all` means every organization (a switch, a full sync).
    */
   'fleet.changed': { readonly orgIds: readonly string[]; readonly all: boolean };
   /** Fresh last access of watched parts (see `machines.watch`). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { displayName, id, metadataObject, type IsoTime, type MetadataView } from './schemas';
-import type { TreeMachine } from './machines';
+import type { TreeMachine, TreePart } from './machines';
 
 /** A location, as GetLocation answers it. Locations nest to any depth. */
 export interface Location {
@@ -44,12 +44,112 @@ export interface FleetTree {
   readonly machines: readonly TreeMachine[];
 }
 
+/**
+ * The same tree as {@link FleetTree} in columns (`locations.treeColumns`): one array per field
+ * instead of one object per node. At 10,000 machines and 30,000 parts the object form is 7 MB of
+ * JSON whose keys repeat 40,000 times, and building, cloning (worker → main), serializing and parsing
+ * those objects was most of a cold start; arrays of strings move and parse several times faster.
+ *
+ * Rows are in the object form's order (locations by name, machines by name). Part columns hold every
+ * machine's parts one machine after another, in machine order, each machine's main part first;
+ * `machinePartCounts` says how many belong to each. {@link fleetTreeFromColumns} checks the shape and
+ * turns it back into a FleetTree.
+ */
+export interface FleetColumns {
+  readonly orgId: string;
+  readonly syncedAt: IsoTime | null;
+  readonly locationIds: readonly string[];
+  readonly locationNames: readonly string[];
+  /** '' at the top level (see TreeLocation.parentLocationId). */
+  readonly locationParents: readonly string[];
+  readonly locationOwners: readonly string[];
+  /** Per location, the organizations it is shared with besides its owner. */
+  readonly locationSharedWith: readonly (readonly string[])[];
+  readonly machineIds: readonly string[];
+  readonly machineNames: readonly string[];
+  readonly machineLocations: readonly string[];
+  readonly machinePartCounts: readonly number[];
+  readonly partIds: readonly string[];
+  readonly partNames: readonly string[];
+  readonly partFqdns: readonly string[];
+  readonly partLastAccess: readonly (IsoTime | null)[];
+  /** Per part: {@link PART_MAIN} | {@link PART_RESTART}. */
+  readonly partFlags: readonly number[];
+}
+
+/** `FleetColumns.partFlags` bit: the machine's main part. */
+export const PART_MAIN = 1;
+/** `FleetColumns.partFlags` bit: marked for restart. */
+export const PART_RESTART = 2;
+
+/** The columns of a tree (the inverse of {@link fleetTreeFromColumns}; test fakes and the worker's tests use it). */
+export function fleetColumns(tree: FleetTree): FleetColumns {
+  const parts = tree.machines.flatMap((m) => m.parts);
+  return {
+    orgId: tree.orgId,
+    syncedAt: tree.syncedAt,
+    locationIds: tree.locations.map((l) => l.id),
+    locationNames: tree.locations.map((l) => l.name),
+    locationParents: tree.locations.map((l) => l.parentLocationId),
+    locationOwners: tree.locations.map((l) => l.ownerOrgId),
+    locationSharedWith: tree.locations.map((l) => l.sharedWithOrgIds),
+    machineIds: tree.machines.map((m) => m.id),
+    machineNames: tree.machines.map((m) => m.name),
+    machineLocations: tree.machines.map((m) => m.locationId),
+    machinePartCounts: tree.machines.map((m) => m.parts.length),
+    partIds: parts.map((p) => p.id),
+    partNames: parts.map((p) => p.name),
+    partFqdns: parts.map((p) => p.fqdn),
+    partLastAccess: parts.map((p) => p.lastAccess),
+    partFlags: parts.map((p) => (p.mainPart ? PART_MAIN : 0) | (p.markedForRestart ? PART_RESTART : 0)),
+  };
+}
+
+const isStrings = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'string');
+
+/**
+ * The FleetTree the columns stand for, or an error message when they are not well formed (columns
+ * of different lengths, a value of the wrong type, part counts that do not add up): the renderer
+ * gets this shape over a bridge that cannot check it, so it checks before it draws.
+ */
+export function fleetTreeFromColumns(c: FleetColumns): FleetTree | string {
+  if (typeof c !== 'object' || c === null || typeof c.orgId !== 'string' || !(c.syncedAt === null || typeof c.syncedAt === 'string')) return 'the tree has no organization';
+  const nl = Array.isArray(c.locationIds) ? c.locationIds.length : -1;
+  if (![c.locationIds, c.locationNames, c.locationParents, c.locationOwners].every((col) => isStrings(col, nl))) return 'the location columns are malformed';
+  if (!Array.isArray(c.locationSharedWith) || c.locationSharedWith.length !== nl || !c.locationSharedWith.every((s) => isStrings(s, Array.isArray(s) ? s.length : -1))) return 'the location shares are malformed';
+  const nm = Array.isArray(c.machineIds) ? c.machineIds.length : -1;
+  if (![c.machineIds, c.machineNames, c.machineLocations].every((col) => isStrings(col, nm))) return 'the machine columns are malformed';
+  if (!Array.isArray(c.machinePartCounts) || c.machinePartCounts.length !== nm || !c.machinePartCounts.every((n) => Number.isInteger(n) && n >= 0)) return 'the part counts are malformed';
+  const np = Array.isArray(c.partIds) ? c.partIds.length : -1;
+  if (![c.partIds, c.partNames, c.partFqdns].every((col) => isStrings(col, np))) return 'the part columns are malformed';
+  if (!Array.isArray(c.partLastAccess) || c.partLastAccess.length !== np || !c.partLastAccess.every((t) => t === null || typeof t === 'string')) return 'the part access times are malformed';
+  if (!Array.isArray(c.partFlags) || c.partFlags.length !== np || !c.partFlags.every((f) => Number.isInteger(f))) return 'the part flags are malformed';
+  if (c.machinePartCounts.reduce((a, b) => a + b, 0) !== np) return 'the part counts do not add up';
+  // Lengths and types are checked above: the defaults below never apply.
+  const locations: TreeLocation[] = new Array<TreeLocation>(nl);
+  for (let i = 0; i < nl; i++) {
+    locations[i] = { id: c.locationIds[i] ?? '', name: c.locationNames[i] ?? '', parentLocationId: c.locationParents[i] ?? '', ownerOrgId: c.locationOwners[i] ?? '', sharedWithOrgIds: c.locationSharedWith[i] ?? [] };
+  }
+  const machines: TreeMachine[] = new Array<TreeMachine>(nm);
+  for (let i = 0, p = 0; i < nm; i++) {
+    const parts: TreePart[] = new Array<TreePart>(c.machinePartCounts[i] ?? 0);
+    for (let j = 0; j < parts.length; j++, p++) {
+      const flags = c.partFlags[p] ?? 0;
+      parts[j] = { id: c.partIds[p] ?? '', name: c.partNames[p] ?? '', mainPart: (flags & PART_MAIN) !== 0, fqdn: c.partFqdns[p] ?? '', lastAccess: c.partLastAccess[p] ?? null, markedForRestart: (flags & PART_RESTART) !== 0 };
+    }
+    machines[i] = { id: c.machineIds[i] ?? '', name: c.machineNames[i] ?? '', locationId: c.machineLocations[i] ?? '', parts };
+  }
+  return { orgId: c.orgId, syncedAt: c.syncedAt, locations, machines };
+}
+
 /** `parentLocationId` of locations.update: absent leaves the parent, '' moves to the top level. */
 const parentLocation = z.string().trim().max(200, 'is too long');
 
 export const locationsRequests = {
   /** The cached fleet tree of an organization. Answers offline too. */
   'locations.tree': z.object({ orgId: id }).strict(),
+  /** The same tree in columns (FleetColumns): what the renderer draws from, several times cheaper to move at 10,000 machines. */
+  'locations.treeColumns': z.object({ orgId: id }).strict(),
   /** One location: from the service when online (and cached), else the cached copy. */
   'locations.get': z.object({ locationId: id }).strict(),
   /** Every location of an organization the key can read, from the service (ListLocations, all pages). */
@@ -82,6 +182,7 @@ export const locationsRequests = {
 
 export interface LocationsResponses {
   'locations.tree': FleetTree;
+  'locations.treeColumns': FleetColumns;
   'locations.get': Location;
   'locations.list': readonly Location[];
   'locations.create': Location;

@@ -4,7 +4,7 @@
  * meanwhile (STREAM_JOBS, streaming) and reads trees on a connection of its own (READER_JOBS), which
  * sees the last committed tree, never half of one.
  */
-import type { FleetTree, Location } from '../../common/locations';
+import type { FleetColumns, FleetTree, Location } from '../../common/locations';
 import type { Part } from '../../common/machines';
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';
@@ -17,6 +17,7 @@ import {
   putMachine,
   putPartDetails,
   readTree,
+  readTreeColumns,
   removeLocation,
   removeMachine,
   removeOrgFleet,
@@ -39,7 +40,7 @@ export function streaming(db: CacheDb): boolean {
 export const STREAM_JOBS: ReadonlySet<string> = new Set(['beginFleet', 'fleetPage', 'commitFleet', 'abortFleet']);
 
 /** Jobs that only read, on the worker's read-only connection. */
-export const READER_JOBS: ReadonlySet<string> = new Set(['readTree']);
+export const READER_JOBS: ReadonlySet<string> = new Set(['readTree', 'readTreeColumns']);
 
 export const fleetJobs = {
   /**
@@ -78,6 +79,7 @@ export const fleetJobs = {
   },
   replaceFleet: (db: CacheDb, orgId: string, snapshot: FleetSnapshot, at: IsoTime): void => replaceFleet(db, orgId, snapshot, at),
   readTree: (db: CacheDb, orgId: string): FleetTree => readTree(db, orgId),
+  readTreeColumns: (db: CacheDb, orgId: string): FleetColumns => readTreeColumns(db, orgId),
   dropFleetsExcept: (db: CacheDb, orgIds: readonly string[]): void => dropFleetsExcept(db, orgIds),
   removeOrgFleet: (db: CacheDb, orgId: string): void => removeOrgFleet(db, orgId),
   putLocation: (db: CacheDb, orgId: string | null, location: Location, at: IsoTime): string[] => putLocation(db, orgId, location, at),

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openCache } from '../cache/cache';
-import { putPartDetails, readTree, replaceFleet, type FleetSnapshot } from './tree';
+import { fleetColumns, fleetTreeFromColumns, PART_RESTART, type FleetColumns } from '../../common/locations';
+import { putPartDetails, readTree, readTreeColumns, replaceFleet, type FleetSnapshot } from './tree';
 import { CacheWorker } from '../cache/worker-client';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -80,6 +81,42 @@ describe('replaceFleet', () => {
     expect(new Set(t.machines.map((m) => m.name.split('-')[0]))).toEqual(new Set(['old']));
     expect(t.locations[0]?.name).toBe('Site old');
     db.close();
+  });
+});
+
+describe('the tree in columns', () => {
+  it('holds the same tree as the object form, and turns back into it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const db = openCache(join(dir, 'cache.sqlite'));
+    const snap = snapshot(12, 'c');
+    // A machine without parts, a shared location under another, a part marked for restart.
+    const tree: FleetSnapshot = {
+      locations: [...snap.locations, { id: 'l2', name: 'Annex', parentLocationId: 'l1', region: '', ownerOrgId: 'b', sharedWithOrgIds: ['a', 'c'], createdOn: null, robotCount: 1 }],
+      machines: [
+        ...snap.machines.map((m, i) => (i === 3 ? { ...m, parts: m.parts.map((p, j) => (j === 1 ? { ...p, markedForRestart: true, lastAccess: null } : p)) } : m)),
+        { id: 'bare', name: 'bare', locationId: 'l2', createdOn: null, parts: [] },
+      ],
+    };
+    replaceFleet(db, 'a', tree, at);
+    const columns = readTreeColumns(db, 'a');
+    const objects = readTree(db, 'a');
+    expect(columns).toEqual(fleetColumns(objects));
+    expect(fleetTreeFromColumns(columns)).toEqual(objects);
+    expect(columns.partFlags.filter((f) => f & PART_RESTART)).toHaveLength(1);
+    expect(columns.machinePartCounts[columns.machineIds.indexOf('bare')]).toBe(0);
+    db.close();
+  });
+
+  it('names what is wrong with malformed columns instead of drawing them', () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
+    const good = fleetColumns({ orgId: 'a', syncedAt: null, locations: [], machines: snapshot(2, 'm').machines.map((m) => ({ id: m.id, name: m.name, locationId: m.locationId, parts: m.parts })) });
+    const broken = (patch: Partial<Record<keyof FleetColumns, unknown>>) => fleetTreeFromColumns({ ...good, ...patch } as FleetColumns);
+    expect(typeof fleetTreeFromColumns(good)).toBe('object');
+    expect(broken({ machineNames: ['only one'] })).toBe('the machine columns are malformed');
+    expect(broken({ machinePartCounts: [3, 2] })).toBe('the part counts do not add up');
+    expect(broken({ partFlags: good.partFlags.map(() => 'main') })).toBe('the part flags are malformed');
+    expect(broken({ locationSharedWith: [[1]], locationIds: ['x'], locationNames: ['x'], locationParents: [''], locationOwners: ['a'] })).toBe('the location shares are malformed');
+    expect(broken({ orgId: 7 })).toBe('the tree has no organization');
   });
 });
 

@@ -19,6 +19,7 @@ import { cachedLocation, cachedLocationsOf } from '../fleet/tree';
 
 type LocationsChannel =
   | 'locations.tree'
+  | 'locations.treeColumns'
   | 'locations.get'
   | 'locations.list'
   | 'locations.create'
@@ -39,6 +40,7 @@ export function locationsHandlers(ctx: BackendContext): DomainHandlers<Locations
 
   return {
     'locations.tree': ({ orgId }) => connection.runCache('readTree', orgId),
+    'locations.treeColumns': ({ orgId }) => connection.runCache('readTreeColumns', orgId),
 
     'locations.get': ({ locationId }) =>
       readThrough(

@@ -48,7 +48,7 @@ function setup(options: { address?: string; saved?: Record<string, Partial<Recor
     .handle('connection.get', connectionState())
     .handle('localService.get', localServiceState())
     .handle('orgs.list', orgsSnapshot([org('o1', 'Acme')]))
-    .handle('locations.tree', (r) => ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null }))
+    .handleTree((r) => ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null }))
     .handle('ui.get', (r) => ok({ value: saved[active]?.[r.key] ?? null }))
     .handle('ui.set', (r) => {
       saved[active] = { ...saved[active], [r.key]: r.value };
@@ -98,7 +98,7 @@ describe('FleetApp', () => {
       'connection.get',
       'fragments.drafts',
       'localService.get',
-      'locations.tree',
+      'locations.treeColumns',
       'orgs.list',
       'profiles.list',
       'registry.uploads',

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FleetTree } from '../../common/locations';
+import { fleetTreeFromColumns, type FleetTree } from '../../common/locations';
 import { isLive } from '../../common/machines';
 import { FleetClient } from '../../main/grpc/client';
 import { UpdateRobotRequest } from '../../proto/gen/fleet/app/v1/machines';
@@ -49,6 +49,8 @@ describe('sync', () => {
       machines += t.machines.length;
     }
     expect(machines).toBeGreaterThan(90);
+    // The renderer's form of the same trees, over the bridge: the same rows in the same order.
+    for (const org of orgs) expect(fleetTreeFromColumns(await app.value('locations.treeColumns', { orgId: org.id }))).toEqual(await tree(org.id));
     // Nested: a floor under a building under a site.
     const t = await tree();
     const floor = byName(t, 'Floor 1');

@@ -22,7 +22,7 @@ const operatorOfReno: KeyPermissions = { ...owner, organization: 0, locations: {
 async function setup(permissions: KeyPermissions) {
   const { transport, bridge } = fakeBridge();
   transport
-    .handle('locations.tree', () => ok(tree))
+    .handleTree(() => ok(tree))
     .handle('access.permissions', () => ok(permissions))
     .handle('access.locationSecrets', ({ locationId }) => ok({ owner: 'location', ownerId: locationId, secrets: [] }))
     .handle('access.people', ({ orgId }) => ok({ orgId, members: [], invites: [], fromCache: false, syncedAt: null }));

@@ -24,7 +24,7 @@ async function setup(offline: boolean) {
   const { transport, bridge } = fakeBridge();
   let drafts: ConfigDraft[] = [];
   transport
-    .handle('locations.tree', ({ orgId }) => ok(orgId === 'o' ? tree : { ...tree, orgId, locations: [], machines: [] }))
+    .handleTree(({ orgId }) => ok(orgId === 'o' ? tree : { ...tree, orgId, locations: [], machines: [] }))
     .handle('config.part', () => ok(config))
     .handle('config.history', () => ok({ partId: 'p1', entries: [], nextPageToken: '', fromCache: true, syncedAt: null }))
     .handle('config.drafts', () => ok(drafts))

@@ -29,7 +29,7 @@ const tree: FleetTree = {
 async function setup() {
   const { transport, bridge } = fakeBridge();
   transport
-    .handle('locations.tree', ({ orgId }) => ({ ok: true, value: orgId === 'o' ? tree : { ...tree, orgId, locations: [], machines: [] } }))
+    .handleTree(({ orgId }) => ({ ok: true, value: orgId === 'o' ? tree : { ...tree, orgId, locations: [], machines: [] } }))
     .handle('logs.open', { viewId: 'v1', total: 0, sources: [], oldestMs: null, newestMs: null })
     .handle('logs.histogram', { startMs: 0, stepMs: 1, counts: [[], [], [], []] })
     .handle('logs.status', {})

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { FleetTree } from '../../../../common/locations';
+import { fleetColumns, type FleetTree } from '../../../../common/locations';
 import { fakeBridge, settle } from '../testing/fake-transport';
 import { org } from '../testing/fixtures';
 import { FleetStore, nodeKey } from './fleet.svelte';
@@ -33,7 +33,7 @@ const acmeTree: FleetTree = {
 function setup(saved: { expanded?: unknown; selected?: unknown } = {}) {
   const { transport, bridge } = fakeBridge();
   transport
-    .handle('locations.tree', ({ orgId }) => ({ ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } }))
+    .handleTree(({ orgId }) => ({ ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } }))
     .handle('ui.get', ({ key }) => ({ ok: true, value: { value: key === 'tree.expanded' ? (saved.expanded ?? null) : (saved.selected ?? null) } }))
     .handle('ui.set', {});
   const orgs = [org('a', 'Acme'), org('z', 'Zeta')];
@@ -138,7 +138,7 @@ describe('FleetStore', () => {
     store.ensureTrees();
     expect((await waiting)?.tree.orgId).toBe('a');
     expect(await store.whenTree('a')).toBe(store.tree('a'));
-    transport.handle('locations.tree', () => ({ ok: false, error: { kind: 'offline', message: 'The service cannot be reached.' } }));
+    transport.handleTree(() => ({ ok: false, error: { kind: 'offline', message: 'The service cannot be reached.' } }));
     const failing = store.whenTree('q');
     void store.loadTree('q');
     expect(await failing).toBeUndefined();
@@ -154,15 +154,23 @@ describe('FleetStore', () => {
     expect(await waiting2).toBeUndefined();
   });
 
+  test('a malformed tree is an error that says so, not a tree drawn wrong', async () => {
+    const { store, transport } = setup();
+    transport.handle('locations.treeColumns', ({ orgId }) => ({ ok: true, value: { ...fleetColumns(acmeTree), orgId, machineNames: [] } }));
+    await store.loadTree('a');
+    expect(store.tree('a')).toBeUndefined();
+    expect(store.treeError('a')).toEqual({ kind: 'internal', message: 'The fleet tree could not be read (the machine columns are malformed). Reload the app.' });
+  });
+
   test('reloads the trees main names in fleet.changed', async () => {
     const { store, transport } = setup();
     store.follow();
     store.ensureTrees();
     await settle();
-    const before = transport.callsTo('locations.tree').length;
+    const before = transport.callsTo('locations.treeColumns').length;
     transport.emit('fleet.changed', { orgIds: ['a'], all: false });
     await settle();
-    expect(transport.callsTo('locations.tree').slice(before)).toEqual([{ orgId: 'a' }]);
+    expect(transport.callsTo('locations.treeColumns').slice(before)).toEqual([{ orgId: 'a' }]);
   });
 
   test('a node revealed right after its write is brought into view when the tree that holds it arrives', async () => {
@@ -175,7 +183,7 @@ describe('FleetStore', () => {
     store.reveal({ kind: 'location', orgId: 'a', id: 'shelf' });
     expect(store.selectedKey).toBe(nodeKey({ kind: 'location', orgId: 'a', id: 'shelf' }));
     expect(store.expanded.has(nodeKey({ kind: 'location', orgId: 'a', id: 'bay' }))).toBe(false);
-    transport.handle('locations.tree', () => ({ ok: true, value: { ...acmeTree, locations: [...acmeTree.locations, fresh] } }));
+    transport.handleTree(() => ({ ok: true, value: { ...acmeTree, locations: [...acmeTree.locations, fresh] } }));
     transport.emit('fleet.changed', { orgIds: ['a'], all: false });
     await settle();
     expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '      Shelf', '    Floor', 'Zeta']);

@@ -23,7 +23,7 @@ const operatorOfReno: KeyPermissions = { orgId: 'a', organization: 0, locations:
 async function setup(answer: KeyPermissions = operatorOfReno) {
   const { transport, bridge } = fakeBridge();
   let current = answer;
-  transport.handle('locations.tree', () => ({ ok: true, value: tree })).handle('access.permissions', () => ({ ok: true, value: current }));
+  transport.handleTree(() => ({ ok: true, value: tree })).handle('access.permissions', () => ({ ok: true, value: current }));
   const fleet = new FleetStore(bridge, () => [org('a', 'Acme Robotics')]);
   await fleet.loadTree('a');
   let offline: string | null = null;

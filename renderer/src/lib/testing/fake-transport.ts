@@ -6,6 +6,7 @@
 import { createBridge, type BridgeTransport, type FleetBridge } from '../../../../common/bridge';
 import type { ChannelName, RequestOf, ResponseOf } from '../../../../common/channels';
 import type { EventName, Events } from '../../../../common/events';
+import { fleetColumns, type FleetTree } from '../../../../common/locations';
 import { err, ok, type Result } from '../../../../common/result';
 
 type Handler<K extends ChannelName> = (request: RequestOf<K>) => Result<ResponseOf<K>> | Promise<Result<ResponseOf<K>>>;
@@ -27,6 +28,17 @@ export class FakeTransport implements BridgeTransport {
       typeof handler === 'function' ? (handler as (request: unknown) => unknown) : () => ok(handler),
     );
     return this;
+  }
+
+  /**
+   * Answer the fleet tree (`locations.treeColumns`, what FleetStore reads) from a tree in object
+   * form: tests write trees the readable way, the store gets them as main sends them.
+   */
+  handleTree(handler: (request: RequestOf<'locations.treeColumns'>) => Result<FleetTree> | Promise<Result<FleetTree>>): this {
+    return this.handle('locations.treeColumns', async (request) => {
+      const result = await handler(request);
+      return result.ok ? ok(fleetColumns(result.value)) : result;
+    });
   }
 
   emit<E extends EventName>(event: E, payload: Events[E]): void {
