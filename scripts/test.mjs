@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installedElectron } from './electron-binary.mjs';
+import { playwrightFailures, vitestFailures } from './test-failures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -40,6 +41,8 @@ const rows = [];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+/** What failed, by name: printed last, beside the total, so that a run's tail says which test to look at. */
+const failures = [];
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const timings = [];
@@ -121,6 +124,7 @@ if (existsSync(vitestReport)) {
   const r = JSON.parse(readFileSync(vitestReport, 'utf8'));
   // A suite that fails to load counts as a failure even though it ran no test.
   const broken = r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
+  failures.push(...vitestFailures(r, root));
   const s = { passed: r.numPassedTests, failed: r.numFailedTests + broken, skipped: r.numPendingTests + r.numTodoTests };
   rows.push(['unit + integration (vitest)', `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`]);
   passed += s.passed;
@@ -143,7 +147,9 @@ if (built) {
   else run(bin('playwright'), args, env);
   timings.push(['end to end (playwright)', Date.now() - e2eStart]);
   if (existsSync(e2eReport)) {
-    const { stats } = JSON.parse(readFileSync(e2eReport, 'utf8'));
+    const report = JSON.parse(readFileSync(e2eReport, 'utf8'));
+    const { stats } = report;
+    failures.push(...playwrightFailures(report));
     const s = { passed: stats.expected + stats.flaky, failed: stats.unexpected, skipped: stats.skipped };
     rows.push(['end to end (playwright)', `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${electron ? '' : ' (Electron binary not installed: Electron project skipped)'}`]);
     passed += s.passed;
@@ -161,6 +167,11 @@ if (built) {
 console.log('\nTime');
 for (const [name, ms] of timings) console.log(`  ${name.padEnd(30)} ${seconds(ms)}`);
 console.log(`  ${'total'.padEnd(30)} ${seconds(Date.now() - started)}`);
+
+if (failures.length > 0) {
+  console.log('\nFailed');
+  for (const line of failures) console.log(`  ${line}`);
+}
 
 console.log('\nSummary');
 for (const [name, result] of rows) console.log(`  ${name.padEnd(30)} ${result}`);

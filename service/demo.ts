@@ -201,6 +201,8 @@ class Seeder {
   logs = true;
   /** A stream of its own, so that log rates leave the rest of the demo fleet as it was. */
   private readonly logRandom = prng(0x1095);
+  /** A stream of its own for secret rotations (added later: the rest of the demo fleet stays as it was). */
+  private readonly secretRandom = prng(0x5ec2);
   /** The parts that have logged before the fleet was set up (see {@link Seeder.writeHistory}). */
   private readonly logged: HistoryPart[] = [];
 
@@ -239,8 +241,10 @@ class Seeder {
     const id = randomUUID();
     const created = this.ago(this.between(200, 900) * 86_400_000);
     this.insertLocation.run(id, orgId, parentId, name, created, JSON.stringify(metadata));
-    // Every location starts with a secret, as LocationStore.create gives one.
-    this.insertLocationSecret.run(randomUUID(), id, randomBytes(24).toString('base64url'), created);
+    // Every location starts with a secret, as LocationStore.create gives one; about half were rotated
+    // since (the old secret deleted once its machines took the new one), as an operator's fleet is.
+    const rotated = this.secretRandom() < 0.5 ? this.ago((10 + Math.floor(this.secretRandom() * 170)) * 86_400_000) : created;
+    this.insertLocationSecret.run(randomUUID(), id, randomBytes(24).toString('base64url'), rotated);
     return id;
   }
 
@@ -601,6 +605,13 @@ export function seedDemoFleet(db: Database.Database, orgs: OrgStore, owner: Iden
     db.prepare('INSERT INTO location_shares (location_id, organization_id, created_at) VALUES (?, ?, ?)').run(from, partner.id, now.toISOString());
   }
   seedDemoPeople(db, orgId, (org, name) => locationIds.get(org)?.get(name), now);
+  // A key that edited a config or a fragment was used then: the keys page says when, not "never".
+  db.prepare(
+    `UPDATE api_keys SET last_used_at = (
+       SELECT MAX(at) FROM (SELECT edited_on AS at FROM robot_part_history WHERE editor_id = api_keys.id
+                            UNION ALL SELECT created_on FROM fragment_revisions WHERE editor_id = api_keys.id))
+     WHERE id IN (SELECT value FROM json_each(?))`,
+  ).run(JSON.stringify([...editors.values()].map((e) => e.identityId)));
   if (options.logHistory !== false) seeder.writeHistory(new LogStore(db));
   return created;
 }

@@ -103,6 +103,27 @@ describe('the demo fleet', () => {
     expect(people.invites.map((i) => i.email)).toEqual(['agronomist@northfield.example']);
   });
 
+  it('has keys used when they last edited (not "never used"), and location secrets some of which were rotated in the last months', async () => {
+    const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
+    const acme = orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;
+    const keys = (await appCall(t, 'listKeys', { orgId: acme }, owner)).apiKeys.map((k) => k.apiKey!);
+    const editors = t.db().prepare('SELECT editor_id AS id, max(edited_on) AS at FROM robot_part_history GROUP BY editor_id').all() as { id: string; at: string }[];
+    const edited = keys.filter((k) => editors.some((e) => e.id === k.id));
+    expect(edited.map((k) => k.name)).toContain('dana-laptop');
+    for (const k of edited) {
+      expect(k.lastUsed, k.name).toBeInstanceOf(Date);
+      expect(k.lastUsed!.getTime(), k.name).toBeGreaterThanOrEqual(Date.parse(editors.find((e) => e.id === k.id)!.at) - 60_000);
+    }
+    const locations = t.db().prepare('SELECT l.id, l.created_on AS created, s.created_on AS secret FROM locations l JOIN location_secrets s ON s.location_id = l.id WHERE l.organization_id = ?').all(acme) as { id: string; created: string; secret: string }[];
+    const now = Date.now();
+    const rotated = locations.filter((l) => l.secret > l.created);
+    expect(rotated.length).toBeGreaterThan(0);
+    expect(rotated.length).toBeLessThan(locations.length);
+    for (const l of rotated) expect(now - Date.parse(l.secret)).toBeLessThan(200 * 86_400_000);
+    const { auth } = await appCall(t, 'locationAuth', { locationId: rotated[0]!.id }, owner);
+    expect(auth!.secrets.map((s) => s.createdOn!.toISOString())).toEqual([new Date(rotated[0]!.secret).toISOString()]);
+  });
+
   it('has the demo organizations with nested locations (site → building → floor), about a hundred machines of one to four parts, and metadata', async () => {
     const orgs = (await appCall(t, 'listOrganizations', {}, owner)).organizations;
     expect(orgs.map((o) => o.name).sort()).toEqual(DEMO_ORGANIZATIONS.map((o) => o.name).sort());
