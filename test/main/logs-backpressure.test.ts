@@ -57,31 +57,43 @@ describe('log tails under backpressure', () => {
     const parts = tree.machines.flatMap((m) => m.parts.filter((p) => isLive(p.lastAccess, now)).map((p) => p.id)).slice(0, 40);
     expect(parts.length).toBeGreaterThan(5);
     const view = await app.value('logs.open', { partIds: parts });
-    await new Promise((r) => setTimeout(r, 6_000));
-    expect(app.backend.logStats.overflows).toBeGreaterThan(5);
-    expect(app.backend.logStats.fills).toBeGreaterThan(5);
-    expect(app.backend.logStats.splitWrites).toBeGreaterThan(5);
+    // Each mechanism has to have run a few times; how soon depends on how fast this machine writes
+    // (a fixed 6 s saw 5 overflows on one run), so wait for it, bounded.
+    const stats = app.backend.logStats;
+    await expect.poll(() => Math.min(stats.overflows, stats.fills, stats.splitWrites), { timeout: 30_000, interval: 250 }).toBeGreaterThan(5);
+    // Every line the service logged up to now must reach the cache, once. How soon depends on the
+    // machine's load (the worker writes one part per write here), so this waits for it, up to a bound:
+    // a line lost for good still fails, a line late under load does not.
+    const horizon = Date.now() - 1000;
     const db = new Database(join(dir.path, 'profiles', 'local', 'cache.sqlite'), { readonly: true });
     try {
       const cachedOf = db.prepare('SELECT entry_id FROM logs WHERE part_id = ?').pluck();
-      let compared = 0;
-      for (const id of parts) {
-        const cached = cachedOf.all(id) as string[];
-        const have = new Set(cached);
-        expect(have.size, `duplicates of ${id}`).toBe(cached.length);
-        const service = await serviceIds(id);
-        const horizon = Date.now() - 3000;
-        const oldestCached = Math.min(...service.filter((e) => have.has(e.id)).map((e) => e.timeMs));
-        const missing = service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon && !have.has(e.id));
-        expect(missing, `lines of ${id} missing`).toEqual([]);
-        compared += service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon).length;
+      const check = async (): Promise<{ missing: string[]; duplicates: string[]; compared: number }> => {
+        const out = { missing: [] as string[], duplicates: [] as string[], compared: 0 };
+        for (const id of parts) {
+          const cached = cachedOf.all(id) as string[];
+          const have = new Set(cached);
+          if (have.size !== cached.length) out.duplicates.push(id);
+          const service = await serviceIds(id);
+          const oldestCached = Math.min(...service.filter((e) => have.has(e.id)).map((e) => e.timeMs));
+          const due = service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon);
+          out.missing.push(...due.filter((e) => !have.has(e.id)).map((e) => `${id}/${e.id}`));
+          out.compared += due.length;
+        }
+        return out;
+      };
+      let result = await check();
+      for (const until = Date.now() + 20_000; result.missing.length > 0 && Date.now() < until; result = await check()) {
+        await new Promise((r) => setTimeout(r, 500));
       }
-      expect(compared).toBeGreaterThan(1000);
+      expect(result.duplicates, 'parts with a line cached twice').toEqual([]);
+      expect(result.missing, 'lines the service logged and the cache never got').toEqual([]);
+      expect(result.compared).toBeGreaterThan(1000);
     } finally {
       db.close();
     }
     const state = await app.value('logs.status', {});
     expect(parts.every((p) => state[p]?.state === 'live')).toBe(true);
     await app.value('logs.close', { viewId: view.viewId });
-  }, 60_000);
+  }, 90_000);
 });

@@ -137,7 +137,10 @@ function tail(request: Record<string, unknown>, metadata = owner, on?: TestServi
     stream.on('end', () => resolve('end'));
   });
   const messages = () => received.flatMap((m) => m.logs.map((l) => l.message));
-  return { stream, received, ended, messages };
+  // The service sends its headers once the tail is subscribed: from then on, nothing stored is missed
+  // (a wait of a few hundred ms guessed at it, and lost the race on a loaded machine).
+  const admitted = new Promise<void>((resolve) => stream.once('metadata', () => resolve()));
+  return { stream, received, ended, messages, admitted };
 }
 
 const until = async (what: () => boolean, ms = 5_000) => {
@@ -154,7 +157,7 @@ describe('TailRobotPartLogs', () => {
     const errors = tail({});
     const everything = tail({ errorsOnly: false });
     const filtered = tail({ errorsOnly: false, filter: 'motor' });
-    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all([errors, everything, filtered].map((x) => x.admitted));
     store(partId, [
       { level: 'INFO', message: 'info one' },
       { level: 'ERROR', message: 'motor error one' },
@@ -190,7 +193,7 @@ describe('TailRobotPartLogs', () => {
   it('ends with UNAUTHENTICATED (API_KEY_DELETED) when its key is deleted, and with NOT_FOUND when its part is', async () => {
     const key = await scopedKey(t, [{ resourceType: 'robot', resourceId: robotId, role: 'operator', organizationId: orgId }]);
     const keyed = tail({}, key.metadata);
-    await new Promise((r) => setTimeout(r, 200));
+    await keyed.admitted;
     new ApiKeyStore(t.db()).delete(key.keyId);
     const ended = (await keyed.ended) as ServiceError;
     expect(ended.code).toBe(status.UNAUTHENTICATED);
@@ -198,7 +201,7 @@ describe('TailRobotPartLogs', () => {
 
     const extra = (await appCall(t, 'newRobotPart', { robotId, partName: 'bot-doomed' }, owner)).partId;
     const doomed = tail({ robotPartId: extra });
-    await new Promise((r) => setTimeout(r, 200));
+    await doomed.admitted;
     await appCall(t, 'deleteRobotPart', { robotPartId: extra }, owner);
     expect(((await doomed.ended) as ServiceError).code).toBe(status.NOT_FOUND);
   });
@@ -206,7 +209,7 @@ describe('TailRobotPartLogs', () => {
   it(`keeps at most ${TAIL_BUFFER} entries for a reader that does not keep up, and says how many it dropped`, async () => {
     const slow = tail({ errorsOnly: false, filter: 'flood' });
     slow.stream.pause();
-    await new Promise((r) => setTimeout(r, 300));
+    await slow.admitted;
     const total = 30_000;
     const padding = 'x'.repeat(1000);
     for (let i = 0; i < total; i += 5_000) store(partId, Array.from({ length: 5_000 }, (_, j) => ({ level: 'INFO' as const, message: `flood ${i + j} ${padding}` })));
@@ -225,10 +228,10 @@ describe('TailRobotPartLogs', () => {
 
   it('serves 200 tails at once: each receives every entry once, in order, none fails, and the service serves on after they are cancelled', async () => {
     const tails = Array.from({ length: 200 }, () => tail({ errorsOnly: false, filter: 'crowd' }));
-    await new Promise((r) => setTimeout(r, 500));
+    await Promise.all(tails.map((x) => x.admitted));
     for (let round = 0; round < 10; round++) store(partId, Array.from({ length: 500 }, (_, i) => ({ level: 'INFO' as const, message: `crowd ${round * 500 + i}` })));
     const expected = Array.from({ length: 5_000 }, (_, i) => `crowd ${i}`);
-    await until(() => tails.every((x) => x.messages().length >= 5_000), 20_000);
+    await until(() => tails.every((x) => x.messages().length >= 5_000), 40_000);
     for (const x of tails) {
       expect(x.messages()).toEqual(expected);
       expect(x.received.every((m) => Number(m.dropped) === 0)).toBe(true);
@@ -238,7 +241,7 @@ describe('TailRobotPartLogs', () => {
     expect(endings.every((e) => e !== 'end' && e.code === status.CANCELLED)).toBe(true);
     // The service still answers, and no tail is left behind in it.
     expect((await get({ numLogEntries: 1 })).logs).toHaveLength(1);
-  }, 40_000);
+  }, 60_000);
 
   it('ends with UNAVAILABLE when the service shuts down', async () => {
     const other = await startTestService();
