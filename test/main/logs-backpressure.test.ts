@@ -83,7 +83,7 @@ describe('log tails under backpressure', () => {
         return out;
       };
       let result = await check();
-      for (const until = Date.now() + 20_000; result.missing.length > 0 && Date.now() < until; result = await check()) {
+      for (const deadline = Date.now() + 20_000; result.missing.length > 0 && Date.now() < deadline; result = await check()) {
         await new Promise((r) => setTimeout(r, 500));
       }
       expect(result.duplicates, 'parts with a line cached twice').toEqual([]);

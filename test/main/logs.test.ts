@@ -145,19 +145,28 @@ describe('a broken tail', () => {
     );
     const outage = statuses[partId]!.outages.at(-1)!;
     expect(outage.toMs - outage.fromMs).toBeGreaterThanOrEqual(900);
-    // Let lines flow, then compare the cache with the service's own log, up to a few seconds ago
-    // (the demo stamps lines up to a second ahead, and the newest are still on their way).
+    // Let lines flow, then compare the cache with the service's own log, up to a moment ago (the demo
+    // stamps lines up to a second ahead). The newest are still on their way, how long depends on the
+    // machine's load: wait for them, bounded; a line lost for good still fails.
     await new Promise((r) => setTimeout(r, 2500));
-    for (const id of machineParts) {
-      const cached = cachedIds(id);
-      expect(new Set(cached).size).toBe(cached.length); // no duplicate
-      const service = await serviceLog(id);
-      const horizon = Date.now() - 3000;
-      const oldestCached = Math.min(...service.filter((e) => cached.includes(e.id)).map((e) => e.timeMs));
-      const missing = service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon && !cached.includes(e.id));
-      expect(missing).toEqual([]);
-      expect(cached.length).toBeGreaterThan(10);
-    }
+    const horizon = Date.now() - 1500;
+    const gaps = async (): Promise<{ duplicates: string[]; missing: string[]; fewest: number }> => {
+      const out = { duplicates: [] as string[], missing: [] as string[], fewest: Infinity };
+      for (const id of machineParts) {
+        const cached = cachedIds(id);
+        if (new Set(cached).size !== cached.length) out.duplicates.push(id);
+        const service = await serviceLog(id);
+        const oldestCached = Math.min(...service.filter((e) => cached.includes(e.id)).map((e) => e.timeMs));
+        out.missing.push(...service.filter((e) => e.timeMs >= oldestCached && e.timeMs <= horizon && !cached.includes(e.id)).map((e) => `${id}/${e.id}`));
+        out.fewest = Math.min(out.fewest, cached.length);
+      }
+      return out;
+    };
+    let found = await gaps();
+    for (const deadline = Date.now() + 15_000; found.missing.length > 0 && Date.now() < deadline; found = await gaps()) await new Promise((r) => setTimeout(r, 500));
+    expect(found.duplicates).toEqual([]);
+    expect(found.missing).toEqual([]);
+    expect(found.fewest).toBeGreaterThan(10);
     await app.value('logs.close', { viewId: view.viewId });
   }, 90_000);
 });
