@@ -49,6 +49,9 @@ export default defineConfig({
     plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') }), devCspFromHeader],
     build: {
       outDir: resolve(root, 'out/renderer'),
+      // The window parses every byte on its boot path before its first paint: ship it minified
+      // (electron-vite's preset turns minifying off; `electron-vite dev` serves unbundled code anyway).
+      minify: true,
       rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },
     },
   },

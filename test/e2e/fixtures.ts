@@ -47,6 +47,11 @@ export interface AppFixture {
    * and `bridgeTraffic` of this fixture then describe the new run.
    */
   readonly restart: () => Promise<Page>;
+  /**
+   * A console error the test provokes on purpose (a chunk's fetch refused) and so expects: errors
+   * matching it do not fail the test. Browser mode only (Electron's console is not watched).
+   */
+  readonly expectConsoleError: (pattern: RegExp) => void;
 }
 
 /** Browser mode's backend on `userDataDir`; resolves with the URL it prints (bench/tree.ts uses it too). */
@@ -122,6 +127,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
             logs: () => logs,
             bridgeTraffic: () => null,
             launchUrl: null,
+            expectConsoleError: () => undefined,
             restart: async () => {
               await running.close();
               running = await launch();
@@ -147,6 +153,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
         }
       };
       const errors: string[] = [];
+      const expected: RegExp[] = [];
       const frames: string[] = [];
       const watch = (page: Page) => {
         page.on('websocket', (ws) => {
@@ -169,6 +176,7 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
           logs: () => web.logs(),
           bridgeTraffic: () => frames,
           launchUrl: web.url,
+          expectConsoleError: (pattern: RegExp) => void expected.push(pattern),
           restart: async () => {
             // The window closes before its backend quits, as a person's quit does.
             await fixture.page.close();
@@ -182,7 +190,8 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
           },
         };
         await use(fixture);
-        if (errors.length > 0) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
+        const unexpected = errors.filter((e) => !expected.some((pattern) => pattern.test(e)));
+        if (unexpected.length > 0) throw new Error(`the page reported errors:\n${unexpected.join('\n')}`);
       } finally {
         await context.close();
         await stopWeb();

@@ -128,3 +128,21 @@ test('a reload shows the same page, a start without an address the page of the l
   await expect(page.getByText('The app has no page at /no/such/page')).toBeVisible();
   expect(await route(page)).toBe('/');
 });
+
+test("a page's code loads on its first visit; when it cannot be fetched the page says so, and Retry loads it", async ({ app }, testInfo) => {
+  testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the loading is the same code');
+  const { page } = app;
+  const u = ui(page);
+  await expect(treeItem(page, ACME)).toBeVisible();
+  // The registry's page is a chunk of its own, fetched only now: refuse it, as a backend gone away would.
+  const chunk = '**/assets/RegistryPage-*.js';
+  await page.route(chunk, (request) => request.abort('connectionrefused'));
+  app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+  await page.getByRole('button', { name: 'Registry', exact: true }).click();
+  await expect(u.main.getByText('This page could not be loaded')).toBeVisible();
+  expect(await route(page)).toBe('/registry');
+  await scan(page, 'a page whose code could not be loaded');
+  await page.unroute(chunk);
+  await u.main.getByRole('button', { name: 'Retry' }).click();
+  await expect(u.heading).toHaveText('Registry');
+});

@@ -1,12 +1,15 @@
 import { page } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, PageLink, Shell } from '../../lib/shell/feature';
 import { nodeRoute } from '../../lib/fleet/routes';
-import KeysPage from './KeysPage.svelte';
-import PeoplePage from './PeoplePage.svelte';
-import RolesPage from './RolesPage.svelte';
-import SecretsPage from './SecretsPage.svelte';
 import { AccessPages } from './pages.svelte';
 import { ACCESS_ROUTES, accessPath } from './routes';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const KeysPage = lazyPage(() => import('./KeysPage.svelte'));
+const PeoplePage = lazyPage(() => import('./PeoplePage.svelte'));
+const RolesPage = lazyPage(() => import('./RolesPage.svelte'));
+const SecretsPage = lazyPage(() => import('./SecretsPage.svelte'));
 
 /** Access: an organization's people and API keys, who holds what on each node, location and part secrets. */
 export function accessFeature(shell: Shell): Feature {

@@ -1,13 +1,16 @@
 import { page } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
-import ComparePage from './ComparePage.svelte';
-import ConfigPage from './ConfigPage.svelte';
-import DraftsPage from './DraftsPage.svelte';
-import EffectivePage from './EffectivePage.svelte';
 import { FleetConfigPages } from './fleet-pages.svelte';
-import MachineFragmentsPage from './MachineFragmentsPage.svelte';
 import { ConfigPages } from './pages.svelte';
 import { CONFIG_ROUTES, comparePath, machineFragmentsPath, partConfigPath } from './routes';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const ComparePage = lazyPage(() => import('./ComparePage.svelte'));
+const ConfigPage = lazyPage(() => import('./ConfigPage.svelte'));
+const DraftsPage = lazyPage(() => import('./DraftsPage.svelte'));
+const EffectivePage = lazyPage(() => import('./EffectivePage.svelte'));
+const MachineFragmentsPage = lazyPage(() => import('./MachineFragmentsPage.svelte'));
 
 /** Configuration: a part's config, edited safely (conflict-checked saves, a three-way merge, drafts kept offline), and its history. */
 export function configFeature(shell: Shell): Feature {

@@ -1,9 +1,12 @@
 import { untrack } from 'svelte';
 import { NODE_ROUTES, nodeOf } from '../../lib/fleet/routes';
 import { page, param, type RouteMatch } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
-import FleetPage from './FleetPage.svelte';
 import { LivenessWatch } from './liveness-watch';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const FleetPage = lazyPage(() => import('./FleetPage.svelte'));
 
 /**
  * The fleet: the start page, the pages of locations, machines and parts (the tree selects what the

@@ -1,8 +1,11 @@
 import { page } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
-import FragmentsPage from './FragmentsPage.svelte';
 import { FragmentPages } from './pages.svelte';
 import { FRAGMENT_ROUTES, fragmentPath, fragmentsPath } from './routes';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const FragmentsPage = lazyPage(() => import('./FragmentsPage.svelte'));
 
 /** Fragments: an organization's browser, a fragment's page (editor, revisions, tags, history, users, blast radius), and drafts kept offline. */
 export function fragmentsFeature(shell: Shell): Feature {

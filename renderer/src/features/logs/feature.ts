@@ -1,9 +1,12 @@
 import type { NodeKind } from '../../lib/fleet/fleet-index';
 import { page } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
-import LogsPage from './LogsPage.svelte';
 import { LogsPages } from './pages.svelte';
 import { LOGS_ROUTES, nodeLogsPath } from './routes';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const LogsPage = lazyPage(() => import('./LogsPage.svelte'));
 
 const NODE_LINK_TITLES = {
   location: 'The logs of every machine here, merged and live',

@@ -1,9 +1,12 @@
 import { page, param } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
-import RegistryPage from './RegistryPage.svelte';
 import { REGISTRY_ROUTES, registryPath } from './routes';
 import { noStaging, stageWithFetch } from './staging';
 import { RegistryStore } from './store.svelte';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const RegistryPage = lazyPage(() => import('./RegistryPage.svelte'));
 
 /** The registry: modules, ML models, training scripts and archives, their versions and uploads. */
 export function registryFeature(shell: Shell): Feature {

@@ -1,11 +1,14 @@
 import { untrack } from 'svelte';
 import { closedPagePath } from '../../lib/fleet/routes';
 import { page, param } from '../../lib/router/router.svelte';
+import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
 import { browserNotifier } from './notifier';
 import { TRAINING_ROUTES, trainingPath } from './routes';
 import { TrainingStore } from './store.svelte';
-import TrainingPage from './TrainingPage.svelte';
+
+// Each page's code loads on its first visit (a chunk of its own): not on the boot path.
+const TrainingPage = lazyPage(() => import('./TrainingPage.svelte'));
 
 /** ML training: an organization's jobs, a job, "Train a model", the running badge and ended-job notifications. */
 export function trainingFeature(shell: Shell): Feature {

@@ -1,5 +1,6 @@
 import type { Component } from 'svelte';
 import type { HistoryHost } from './history';
+import { LazyPage } from './lazy-page.svelte';
 
 /** A route's `:name` segments, decoded. */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -24,10 +25,11 @@ export interface PageRoute {
   readonly owner: string;
   /**
    * The component shown, with `props()`, read once when the page is shown (not tracked): hand it
-   * stores and functions, which stay the same object while their state changes. `page()` types the pair.
+   * stores and functions, which stay the same object while their state changes. `page()` types the
+   * pair. A feature's pages are `lazyPage(() => import(…))`: their code loads on the first visit.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route's component has its own props; page() checks the pair
-  readonly page: Component<any>;
+  readonly page: Component<any> | LazyPage<any>;
   readonly props: (match: RouteMatch) => Record<string, unknown>;
   /**
    * Open what the page shows. `signal` aborts when another route is entered before this one is done
@@ -40,7 +42,7 @@ export interface PageRoute {
 export function page<P extends object>(route: {
   readonly pattern: string;
   readonly owner: string;
-  readonly page: Component<P>;
+  readonly page: Component<P> | LazyPage<P>;
   readonly props: (match: RouteMatch) => NoInfer<P>;
   readonly enter?: PageRoute['enter'];
 }): PageRoute {
@@ -325,6 +327,8 @@ export class Router {
     if (previous && previous.route.owner !== match.route.owner) this.#options.leave?.(previous.route.owner);
     this.match = match;
     this.#options.save?.(match.path);
+    // A page's code loads on its first visit, beside its enter (which reads what it shows).
+    if (match.route.page instanceof LazyPage) void match.route.page.load();
     // A page that fails to open says so (a blank page would say nothing); thrown or rejected alike.
     void (async () => match.route.enter?.(match, entering.signal))().catch((e: unknown) => {
       if (!entering.signal.aborted) this.#options.failed?.(match.path, e);
