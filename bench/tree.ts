@@ -24,7 +24,10 @@
  *   organization's last machine, typed into the search box as soon as the box exists (a tree drawn
  *   in parts is searchable only once the last part is in). Each the median of COLD_OPENS backends.
  *   Baseline: the same opens of the demo fleet alone (Acme Warehouse Robotics, 34 machines), seeded
- *   in a data dir of its own: the ratio is what the fleet's size still costs.
+ *   in a data dir of its own: the ratio is what the fleet's size still costs. Each open is also timed
+ *   from the moment the page sends the organization's tree call (the data path and the drawing,
+ *   without the page's own boot), and main's event-loop lag is sampled over each backend's life
+ *   (lag-probe.mjs, preloaded into it), so a change that moves work onto main's thread shows.
  *
  *   npm run bench -- tree
  */
