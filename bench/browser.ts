@@ -24,9 +24,9 @@ export function buildApp(): void {
   if (build.status !== 0) throw new Error('the build failed');
 }
 
-/** Browser mode's backend on `userDataDir` (the E2E fixture's), with a way to stop it. */
-export async function startWeb(userDataDir: string): Promise<Web> {
-  const { child, url } = await startBrowserMode(userDataDir);
+/** Browser mode's backend on `userDataDir` (the E2E fixture's), with a way to stop it; `env` adds to its environment. */
+export async function startWeb(userDataDir: string, env: Record<string, string> = {}): Promise<Web> {
+  const { child, url } = await startBrowserMode(userDataDir, env);
   return {
     child,
     url,

@@ -24,11 +24,14 @@
  *   organization's last machine, typed into the search box as soon as the box exists (a tree drawn
  *   in parts is searchable only once the last part is in). Each the median of COLD_OPENS backends.
  *   Baseline: the same opens of the demo fleet alone (Acme Warehouse Robotics, 34 machines), seeded
- *   in a data dir of its own: the ratio is what the fleet's size still costs.
+ *   in a data dir of its own: the ratio is what the fleet's size still costs. Each open is also timed
+ *   from the moment the page sends the organization's tree call (the data path and the drawing,
+ *   without the page's own boot), and main's event-loop lag is sampled over each backend's life
+ *   (lag-probe.mjs, preloaded into it), so a change that moves work onto main's thread shows.
  *
  *   npm run bench -- tree
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
@@ -79,33 +82,59 @@ function rememberExpanded(cache: Database.Database, keys: readonly string[]): vo
 }
 
 /** An organization's expansion keys (its own and every location's), its machine count and the name of its last machine. */
-function orgOf(cache: Database.Database, name: string): { keys: string[]; machines: number; locations: number; lastMachine: string } {
+function orgOf(cache: Database.Database, name: string): { name: string; orgId: string; keys: string[]; machines: number; locations: number; lastMachine: string } {
   const orgId = cache.prepare('SELECT id FROM organizations WHERE name = ?').pluck().get(name) as string;
   const locations = cache.prepare('SELECT id FROM locations WHERE org_id = ?').pluck().all(orgId) as string[];
   const machines = cache.prepare('SELECT count(*) FROM machines WHERE org_id = ?').pluck().get(orgId) as number;
   const lastMachine = cache.prepare('SELECT max(name) FROM machines WHERE org_id = ?').pluck().get(orgId) as string;
-  return { keys: [`org:${orgId}:${orgId}`, ...locations.map((id) => `location:${orgId}:${id}`)], machines, locations: locations.length, lastMachine };
+  return { name, orgId, keys: [`org:${orgId}:${orgId}`, ...locations.map((id) => `location:${orgId}:${id}`)], machines, locations: locations.length, lastMachine };
+}
+
+/** What a set of cold opens measured: from navigation, from the page's tree call, and main's event-loop lag per backend. */
+interface ColdOpens {
+  readonly screenful: number[];
+  readonly searchable: number[];
+  /** The same opens, from the moment the page sent the organization's tree call (the data path and the drawing, without the page's own boot). */
+  readonly screenfulFromCall: number[];
+  readonly searchableFromCall: number[];
+  /** Main's event-loop delay over each backend's life (start, the open, the connect's sync meanwhile), ms. */
+  readonly lagP99: number[];
+  readonly lagMax: number[];
 }
 
 /**
  * Cold opens of `org` (expanded, with every location, as remembered): a fresh backend each time and
  * a page loaded on it. Returns per open the time from navigation to the first screenful, and, on
- * an open of its own, to the frame that shows the match of `lastMachine` typed into the search box.
+ * an open of its own, to the frame that shows the match of `lastMachine` typed into the search box;
+ * each also from the page's first tree call for the organization (`locations.tree*` with its id, as
+ * sent on the WebSocket).
  */
-async function coldOpens(browser: Browser, userDataDir: string, org: string, lastMachine: string): Promise<{ screenful: number[]; searchable: number[] }> {
-  const screenful: number[] = [];
-  const searchable: number[] = [];
+async function coldOpens(browser: Browser, userDataDir: string, org: { name: string; orgId: string; lastMachine: string }): Promise<ColdOpens> {
+  const out: ColdOpens = { screenful: [], searchable: [], screenfulFromCall: [], searchableFromCall: [], lagP99: [], lagMax: [] };
+  const lagFile = join(userDataDir, 'bench-lag.json');
   for (let i = 0; i < COLD_OPENS; i++) {
     for (const kind of ['screenful', 'searchable'] as const) {
-      const web = await startWeb(userDataDir);
+      rmSync(lagFile, { force: true });
+      const web = await startWeb(userDataDir, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(import.meta.dirname, 'lag-probe.mjs')}`, FLEET_BENCH_LAG_FILE: lagFile });
       try {
         const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
         page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+        // The moment the page sends its first tree call for the organization.
+        await page.addInitScript({
+          content: `(() => {
+            const orgId = ${JSON.stringify(org.orgId)};
+            const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) {
+              if (window.__treeCall === undefined && typeof data === 'string' && data.includes('"locations.tree') && data.includes(orgId)) window.__treeCall = performance.now();
+              return send.call(this, data);
+            };
+          })();`,
+        });
         if (kind === 'searchable') {
           // Typed by the page itself, the moment the box exists: no round trip to the bench in the way.
           await page.addInitScript({
             content: `(() => {
-              const query = ${JSON.stringify(lastMachine)};
+              const query = ${JSON.stringify(org.lastMachine)};
               const type = () => {
                 const box = document.querySelector('input[aria-label="Search the fleet by name"]');
                 if (!box) return requestAnimationFrame(type);
@@ -125,18 +154,24 @@ async function coldOpens(browser: Browser, userDataDir: string, org: string, las
                   const at = items.findIndex((e) => e.getAttribute('aria-label')?.startsWith(`${org},`));
                   return at >= 0 && items.length - at >= rows && performance.now();
                 },
-                { org, rows: SCREENFUL },
+                { org: org.name, rows: SCREENFUL },
                 { polling: 'raf', timeout: 60_000 },
               )
-            : await page.waitForFunction((name) => [...document.querySelectorAll('[role="treeitem"]')].some((e) => e.getAttribute('aria-label') === name) && performance.now(), lastMachine, { polling: 'raf', timeout: 60_000 });
-        (kind === 'screenful' ? screenful : searchable).push((await done.jsonValue()) as number);
+            : await page.waitForFunction((name) => [...document.querySelectorAll('[role="treeitem"]')].some((e) => e.getAttribute('aria-label') === name) && performance.now(), org.lastMachine, { polling: 'raf', timeout: 60_000 });
+        const at = (await done.jsonValue()) as number;
+        const call = (await page.evaluate(() => (window as unknown as { __treeCall?: number }).__treeCall)) ?? NaN;
+        (kind === 'screenful' ? out.screenful : out.searchable).push(at);
+        (kind === 'screenful' ? out.screenfulFromCall : out.searchableFromCall).push(at - call);
         await page.context().close();
       } finally {
         await web.stop();
       }
+      const lag = JSON.parse(readFileSync(lagFile, 'utf8')) as { p99: number; max: number };
+      out.lagP99.push(lag.p99);
+      out.lagMax.push(lag.max);
     }
   }
-  return { screenful, searchable };
+  return out;
 }
 
 const treeRow = (page: Page, name: string) => page.getByRole('tree', { name: 'Fleet' }).getByRole('treeitem', { name: new RegExp(`^${name}(,|$)`) });
@@ -237,8 +272,8 @@ async function main(): Promise<void> {
     const bigOrg = orgOf(bigCache, MEGAFLEET);
     rememberExpanded(bigCache, bigOrg.keys);
     bigCache.close();
-    const smallCold = await coldOpens(browser, smallDataDir, SMALL, smallOrg.lastMachine);
-    const bigCold = await coldOpens(browser, userDataDir, MEGAFLEET, bigOrg.lastMachine);
+    const smallCold = await coldOpens(browser, smallDataDir, smallOrg);
+    const bigCold = await coldOpens(browser, userDataDir, bigOrg);
 
     // Remember every location of both organizations as expanded, as if the user had opened them all.
     const cache = new Database(join(userDataDir, 'profiles', 'local', 'cache.sqlite'));
@@ -305,6 +340,12 @@ async function main(): Promise<void> {
     console.log(`  cold open (page load → tree drawn from the cache, locations expanded, organization not): ${ms(coldOpenMs)}`);
     console.log(`  cold open, ${MEGAFLEET} and every location expanded, ${COLD_OPENS} backends: first screenful ${bigCold.screenful.map(ms).join(', ')}; searchable ("${bigOrg.lastMachine}" found) ${bigCold.searchable.map(ms).join(', ')}`);
     console.log(`  cold open, ${SMALL} alone (${smallOrg.machines} machines) and every location expanded: first screenful ${smallCold.screenful.map(ms).join(', ')}; searchable ("${smallOrg.lastMachine}" found) ${smallCold.searchable.map(ms).join(', ')}`);
+    console.log(`  from the tree call (data path and drawing, without the page's boot): first screenful ${bigCold.screenfulFromCall.map(ms).join(', ')} (${smallCold.screenfulFromCall.map(ms).join(', ')} at ${smallOrg.machines}); searchable ${bigCold.searchableFromCall.map(ms).join(', ')} (${smallCold.searchableFromCall.map(ms).join(', ')})`);
+    console.log(`  main's event-loop lag over each backend's life, ${MEGAFLEET} opens: p99 ${bigCold.lagP99.map(ms).join(', ')}, max ${bigCold.lagMax.map(ms).join(', ')} (${SMALL}: p99 ${smallCold.lagP99.map(ms).join(', ')}, max ${smallCold.lagMax.map(ms).join(', ')})`);
+    const fromCall = (name: string, big: number[], small: number[]) =>
+      console.log(`  tree call → ${name} at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(big))}, ${(median(big) / median(small)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(small))})`);
+    fromCall('first screenful drawn', bigCold.screenfulFromCall, smallCold.screenfulFromCall);
+    fromCall('whole tree searchable', bigCold.searchableFromCall, smallCold.searchableFromCall);
     console.log(`  expand ${SMALL} (${small.machines} machines): median ${ms(median(smallRenders))} (${smallRenders.map(ms).join(', ')})`);
     console.log(`  expand ${MEGAFLEET} (${treeRows.toLocaleString('en')} rows): median ${ms(median(megaRenders))} (${megaRenders.map(ms).join(', ')})`);
     console.log(`  scroll ${SCROLL_PASSES} × ${SCROLL_FRAMES} frames, 4 rows each: tree p50 ${ms(percentile(treeFrames, 50))}, p95 ${ms(percentile(treeFrames, 95))}, max ${ms(Math.max(...treeFrames))}; plain list p95 ${ms(percentile(plainFrames, 95))}`);

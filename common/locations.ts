@@ -148,8 +148,13 @@ const parentLocation = z.string().trim().max(200, 'is too long');
 export const locationsRequests = {
   /** The cached fleet tree of an organization. Answers offline too. */
   'locations.tree': z.object({ orgId: id }).strict(),
-  /** The same tree in columns (FleetColumns): what the renderer draws from, several times cheaper to move at 10,000 machines. */
-  'locations.treeColumns': z.object({ orgId: id }).strict(),
+  /**
+   * The same tree in columns (FleetColumns): what the renderer draws from, several times cheaper to
+   * move at 10,000 machines. `parts: false` leaves the parts out (every machine then has none): the
+   * locations and machines alone, a fifth of the bytes, from which a cold start draws its first
+   * screenful while the whole tree is on its way.
+   */
+  'locations.treeColumns': z.object({ orgId: id, parts: z.boolean().optional() }).strict(),
   /** One location: from the service when online (and cached), else the cached copy. */
   'locations.get': z.object({ locationId: id }).strict(),
   /** Every location of an organization the key can read, from the service (ListLocations, all pages). */

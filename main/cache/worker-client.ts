@@ -1,11 +1,14 @@
 /**
  * The main thread's end of the cache worker (worker.ts): jobs go out as messages and come back as
  * promises. A worker that dies fails the jobs it held and is started again for the next job, so a
- * crash there costs one sync, never the app.
+ * crash there costs one sync, never the app. Whole-tree reads (READER_JOBS) go to a second thread of
+ * the same entry, the tree reader, so that they never queue behind the writer's jobs (a connect's
+ * sync writes 10,000 machines page by page while the page asks for the trees it draws).
  */
 import { Worker } from 'node:worker_threads';
 import type { ErrorKind } from '../../common/result';
 import { AppError } from '../backend/errors';
+import { READER_JOBS } from '../fleet/jobs';
 import type { CacheJobName, JobArgs, JobResult } from './all-jobs';
 
 export interface CacheWorkerOptions {
@@ -27,7 +30,8 @@ interface Pending {
   reject(error: Error): void;
 }
 
-export class CacheWorker {
+/** One worker thread of the cache (the writer or the tree reader) and the jobs it holds. */
+class CacheThread {
   readonly #path: string;
   readonly #options: CacheWorkerOptions;
   #worker: Worker | null = null;
@@ -35,16 +39,20 @@ export class CacheWorker {
   readonly #pending = new Map<number, Pending>();
   #closed = false;
 
-  constructor(path: string, options: CacheWorkerOptions) {
+  readonly #role: 'writer' | 'reader';
+
+  constructor(path: string, options: CacheWorkerOptions, role: 'writer' | 'reader') {
     this.#path = path;
     this.#options = options;
+    this.#role = role;
   }
 
   #start(): Worker {
-    const worker = new Worker(this.#options.entry, { workerData: { path: this.#path, settings: this.#options.settings }, execArgv: [...(this.#options.execArgv ?? [])] });
+    const workerData = this.#role === 'reader' ? { path: this.#path, role: 'reader' } : { path: this.#path, settings: this.#options.settings };
+    const worker = new Worker(this.#options.entry, { workerData, execArgv: [...(this.#options.execArgv ?? [])] });
     worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind }) => {
       // id 0: the worker's own background work (indexing log lines) reports a failure.
-      if (message.id === 0 && !message.ok) this.#options.log?.(`cache worker: ${message.error ?? 'background work failed'}`);
+      if (message.id === 0 && !message.ok) this.#options.log?.(`${this.#name}: ${message.error ?? 'background work failed'}`);
       const pending = this.#pending.get(message.id);
       if (!pending) return;
       this.#pending.delete(message.id);
@@ -58,7 +66,7 @@ export class CacheWorker {
       this.#worker = null;
       const pending = [...this.#pending.values()];
       this.#pending.clear();
-      if (pending.length > 0 || !this.#closed) this.#options.log?.(`cache worker: ${why}`);
+      if (pending.length > 0 || !this.#closed) this.#options.log?.(`${this.#name}: ${why}`);
       for (const p of pending) p.reject(new Error(`the cache worker stopped (${why})`));
     };
     worker.on('error', (e) => fail(e.message));
@@ -66,6 +74,10 @@ export class CacheWorker {
     // An idle worker must not keep the process alive; one with jobs under way must (see run).
     worker.unref();
     return worker;
+  }
+
+  get #name(): string {
+    return this.#role === 'reader' ? 'cache tree reader' : 'cache worker';
   }
 
   /** Run `job` in the worker; resolves with its result. */
@@ -103,5 +115,30 @@ export class CacheWorker {
     clearTimeout(timer);
     if (this.#worker === worker) await worker.terminate();
     this.#worker = null;
+  }
+}
+
+/**
+ * The profile cache's worker threads: the writer, which runs every job in order (worker.ts), and the
+ * tree reader, which runs READER_JOBS on a read-only connection beside it. Each starts on its first
+ * job and is restarted after a crash.
+ */
+export class CacheWorker {
+  readonly #writer: CacheThread;
+  readonly #reader: CacheThread;
+
+  constructor(path: string, options: CacheWorkerOptions) {
+    this.#writer = new CacheThread(path, options, 'writer');
+    this.#reader = new CacheThread(path, options, 'reader');
+  }
+
+  /** Run `job` in the worker (a whole-tree read in the tree reader); resolves with its result. */
+  run<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
+    return (READER_JOBS.has(job) ? this.#reader : this.#writer).run(job, ...args);
+  }
+
+  /** Let the jobs under way finish, then close both threads' connections and stop them. */
+  async close(): Promise<void> {
+    await Promise.all([this.#writer.close(), this.#reader.close()]);
   }
 }

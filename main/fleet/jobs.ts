@@ -79,7 +79,7 @@ export const fleetJobs = {
   },
   replaceFleet: (db: CacheDb, orgId: string, snapshot: FleetSnapshot, at: IsoTime): void => replaceFleet(db, orgId, snapshot, at),
   readTree: (db: CacheDb, orgId: string): FleetTree => readTree(db, orgId),
-  readTreeColumns: (db: CacheDb, orgId: string): FleetColumns => readTreeColumns(db, orgId),
+  readTreeColumns: (db: CacheDb, orgId: string, parts = true): FleetColumns => readTreeColumns(db, orgId, parts),
   dropFleetsExcept: (db: CacheDb, orgIds: readonly string[]): void => dropFleetsExcept(db, orgIds),
   removeOrgFleet: (db: CacheDb, orgId: string): void => removeOrgFleet(db, orgId),
   putLocation: (db: CacheDb, orgId: string | null, location: Location, at: IsoTime): string[] => putLocation(db, orgId, location, at),

@@ -104,6 +104,8 @@ describe('the tree in columns', () => {
     expect(fleetTreeFromColumns(columns)).toEqual(objects);
     expect(columns.partFlags.filter((f) => f & PART_RESTART)).toHaveLength(1);
     expect(columns.machinePartCounts[columns.machineIds.indexOf('bare')]).toBe(0);
+    // The head a cold start draws first: the same locations and machines, no part.
+    expect(readTreeColumns(db, 'a', false)).toEqual(fleetColumns({ ...objects, machines: objects.machines.map((m) => ({ ...m, parts: [] })) }));
     db.close();
   });
 

@@ -249,23 +249,24 @@ export function readTree(db: CacheDb, orgId: string): FleetTree {
 
 /**
  * {@link readTree} in columns (FleetColumns), read as raw rows: no object per node on the way from
- * SQLite to the bridge. Same rows, same order (by name, then id).
+ * SQLite to the bridge. Same rows, same order (by name, then id). Without `parts`, no part is read
+ * (every machine has none): the head a cold start draws its first screenful from.
  */
-export function readTreeColumns(db: CacheDb, orgId: string): FleetColumns {
+export function readTreeColumns(db: CacheDb, orgId: string, parts = true): FleetColumns {
   const locations = db.prepare('SELECT id, name, parent_location_id, owner_org_id, shared_with FROM locations WHERE org_id = ? ORDER BY name, id').raw().all(orgId) as [string, string, string, string, string][];
   const machines = db.prepare('SELECT id, name, location_id FROM machines WHERE org_id = ? ORDER BY name, id').raw().all(orgId) as [string, string, string][];
   // Parts in the order of the table's index (by machine, then position), then laid out in machine order: sorting them in SQL by their machine's name costs more.
-  const rows = db.prepare('SELECT machine_id, id, name, fqdn, last_access, main_part, marked_for_restart FROM parts WHERE org_id = ? ORDER BY machine_id, position').raw().all(orgId) as [string, string, string, string, string | null, number, number][];
+  const rows = parts ? (db.prepare('SELECT machine_id, id, name, fqdn, last_access, main_part, marked_for_restart FROM parts WHERE org_id = ? ORDER BY machine_id, position').raw().all(orgId) as [string, string, string, string, string | null, number, number][]) : [];
   const runs = new Map<string, [number, number]>();
   rows.forEach((row, i) => {
     const run = runs.get(row[0]);
     if (run) run[1] += 1;
     else runs.set(row[0], [i, 1]);
   });
-  const parts: (typeof rows)[number][] = [];
+  const laidOut: (typeof rows)[number][] = [];
   for (const m of machines) {
     const [from, count] = runs.get(m[0]) ?? [0, 0];
-    for (let i = from; i < from + count; i++) parts.push(rows[i] as (typeof rows)[number]);
+    for (let i = from; i < from + count; i++) laidOut.push(rows[i] as (typeof rows)[number]);
   }
   return {
     orgId,
@@ -279,11 +280,11 @@ export function readTreeColumns(db: CacheDb, orgId: string): FleetColumns {
     machineNames: machines.map((r) => r[1]),
     machineLocations: machines.map((r) => r[2]),
     machinePartCounts: machines.map((r) => runs.get(r[0])?.[1] ?? 0),
-    partIds: parts.map((r) => r[1]),
-    partNames: parts.map((r) => r[2]),
-    partFqdns: parts.map((r) => r[3]),
-    partLastAccess: parts.map((r) => r[4]),
-    partFlags: parts.map((r) => (r[5] === 1 ? PART_MAIN : 0) | (r[6] === 1 ? PART_RESTART : 0)),
+    partIds: laidOut.map((r) => r[1]),
+    partNames: laidOut.map((r) => r[2]),
+    partFqdns: laidOut.map((r) => r[3]),
+    partLastAccess: laidOut.map((r) => r[4]),
+    partFlags: laidOut.map((r) => (r[5] === 1 ? PART_MAIN : 0) | (r[6] === 1 ? PART_RESTART : 0)),
   };
 }
 

@@ -40,7 +40,7 @@ export function locationsHandlers(ctx: BackendContext): DomainHandlers<Locations
 
   return {
     'locations.tree': ({ orgId }) => connection.runCache('readTree', orgId),
-    'locations.treeColumns': ({ orgId }) => connection.runCache('readTreeColumns', orgId),
+    'locations.treeColumns': ({ orgId, parts }) => connection.runCache('readTreeColumns', orgId, parts ?? true),
 
     'locations.get': ({ locationId }) =>
       readThrough(

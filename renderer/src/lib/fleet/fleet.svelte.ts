@@ -32,6 +32,13 @@ export class FleetStore {
   readonly #bridge: FleetBridge;
   readonly #getOrgs: () => readonly Organization[];
   readonly #trees = new SvelteMap<string, TreeIndex>();
+  /**
+   * Organizations whose whole tree has not arrived yet, indexed from their locations and machines
+   * alone (`locations.treeColumns` without parts): the tree draws its first screenful from these on
+   * a cold start. Only drawing reads them; `tree()`, search and every other reader wait for the
+   * whole tree, so none of them ever takes a part it lacks for one that does not exist.
+   */
+  readonly #heads = new SvelteMap<string, TreeIndex>();
   readonly #loading = new SvelteSet<string>();
   #treeErrors = new SvelteMap<string, BridgeError>();
   readonly expanded = new SvelteSet<string>();
@@ -115,6 +122,7 @@ export class FleetStore {
   ensureTrees(): void {
     for (const org of this.orgs) if (!this.#trees.has(org.id) && !this.#loading.has(org.id)) void this.loadTree(org.id);
     for (const id of [...this.#trees.keys()]) if (!this.orgs.some((o) => o.id === id)) this.#trees.delete(id);
+    for (const id of [...this.#heads.keys()]) if (!this.orgs.some((o) => o.id === id)) this.#heads.delete(id);
     // A page waiting for an organization the list no longer has waits no more.
     for (const [id, waiters] of [...this.#treeWaiters]) if (!this.orgs.some((o) => o.id === id) && !this.#loading.has(id)) for (const done of [...waiters]) done();
   }
@@ -123,12 +131,17 @@ export class FleetStore {
     this.#loading.add(orgId);
     const load = ++this.#loadsStarted;
     try {
+      // Nothing of this organization drawn yet (a cold start): its locations and machines first, a
+      // fifth of the whole, asked for beside the whole tree and answered before it (main reads trees
+      // in the order asked), so the first screenful does not wait for 30,000 parts.
+      if (!this.#trees.has(orgId) && !this.#heads.has(orgId)) void this.#loadHead(orgId);
       // Columns, not objects: at 10,000 machines the object form's JSON was most of a cold start.
       const result = await this.#bridge.invoke('locations.treeColumns', { orgId });
       const tree = result.ok ? fleetTreeFromColumns(result.value) : null;
       if (typeof tree === 'string') this.#treeErrors.set(orgId, { kind: 'internal', message: `The fleet tree could not be read (${tree}). Reload the app.` });
       else if (tree !== null) {
         this.#trees.set(orgId, indexTree(tree));
+        this.#heads.delete(orgId);
         this.#treeErrors.delete(orgId);
         // A node created or moved just now: main may announce the change before or after the write's
         // answer reaches us, so every load expands its ancestors, and one begun after the reveal,
@@ -141,10 +154,20 @@ export class FleetStore {
       } else if (!result.ok) this.#treeErrors.set(orgId, result.error);
     } finally {
       this.#loading.delete(orgId);
+      // Drawn or failed, the whole tree's load is over: a head left (a failure) would show a tree without parts as if it were one.
+      this.#heads.delete(orgId);
       const waiters = this.#treeWaiters.get(orgId) ?? [];
       this.#treeWaiters.delete(orgId);
       for (const done of waiters) done();
     }
+  }
+
+  /** The head of a cold start's tree (see #heads); dropped unused when the whole tree came first or the load failed. */
+  async #loadHead(orgId: string): Promise<void> {
+    const result = await this.#bridge.invoke('locations.treeColumns', { orgId, parts: false });
+    if (!result.ok || this.#trees.has(orgId) || !this.#loading.has(orgId)) return;
+    const tree = fleetTreeFromColumns(result.value);
+    if (typeof tree !== 'string') this.#heads.set(orgId, indexTree(tree));
   }
 
   /**
@@ -283,7 +306,8 @@ export class FleetStore {
     return orgs.map((org, i) => {
       const ref: NodeRef = { kind: 'org', orgId: org.id, id: org.id };
       const key = nodeKey(ref);
-      const index = this.#trees.get(org.id);
+      // A cold start's head while the whole tree is on its way: the same rows, machines without parts.
+      const index = this.#trees.get(org.id) ?? this.#heads.get(org.id);
       const row: FleetRow = { key, ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: expanded.has(key), posinset: i + 1, setsize: orgs.length, count: index?.tree.machines.length };
       return browseOrg(row, index, expanded);
     });

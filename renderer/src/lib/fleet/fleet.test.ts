@@ -66,6 +66,46 @@ describe('FleetStore', () => {
     expect([...store.rows].find((r) => r.label === 'bot-1-main')).toMatchObject({ main: true, level: 5, parentKey: nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }) });
   });
 
+  test('a cold start draws the locations and machines before the whole tree arrives; only drawing reads that head', async () => {
+    const keys = [nodeKey({ kind: 'org', orgId: 'a', id: 'a' }), nodeKey({ kind: 'location', orgId: 'a', id: 'site' }), nodeKey({ kind: 'location', orgId: 'a', id: 'floor' }), nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' })];
+    const { store, transport } = setup({ expanded: keys });
+    let release = (): void => undefined;
+    const whole = new Promise<void>((resolve) => (release = resolve));
+    transport.handleTree(async ({ orgId, parts }) => {
+      if (parts !== false) await whole;
+      return { ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } };
+    });
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    expect(transport.callsTo('locations.treeColumns')).toEqual([{ orgId: 'a', parts: false }, { orgId: 'a' }, { orgId: 'z', parts: false }, { orgId: 'z' }]);
+    // The head: every location and machine where the whole tree puts them, machines without parts yet.
+    expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', 'Zeta']);
+    expect([...store.rows].find((r) => r.label === 'Acme')).toMatchObject({ count: 2 });
+    expect(store.tree('a')).toBeUndefined();
+    store.query = 'bot';
+    expect(store.matchCount).toBe(0);
+    store.query = '';
+    release();
+    await settle();
+    expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', '        bot-1-main', '        bot-1-arm', 'Zeta']);
+    expect(store.tree('a')?.tree.machines).toHaveLength(2);
+    // Drawn: a later load (a change) asks for the whole tree only.
+    await store.loadTree('a');
+    expect(transport.callsTo('locations.treeColumns').at(-1)).toEqual({ orgId: 'a' });
+    expect(transport.callsTo('locations.treeColumns')).toHaveLength(5);
+  });
+
+  test('a head is not left drawn when the whole tree fails', async () => {
+    const { store, transport } = setup({ expanded: [nodeKey({ kind: 'org', orgId: 'a', id: 'a' })] });
+    transport.handleTree(({ orgId, parts }) => (parts === false ? { ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } } : { ok: false, error: { kind: 'internal', message: 'disk gone' } }));
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    expect(labels(store)).toEqual(['Acme', 'Zeta']);
+    expect(store.treeError('a')?.message).toBe('disk gone');
+  });
+
   test('remembers what is expanded per profile: restored on start, saved (debounced) on change', async () => {
     const expandedKey = nodeKey({ kind: 'org', orgId: 'a', id: 'a' });
     const { store, transport } = setup({ expanded: [expandedKey], selected: nodeKey({ kind: 'location', orgId: 'a', id: 'bay' }) });

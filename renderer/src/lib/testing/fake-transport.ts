@@ -37,7 +37,9 @@ export class FakeTransport implements BridgeTransport {
   handleTree(handler: (request: RequestOf<'locations.treeColumns'>) => Result<FleetTree> | Promise<Result<FleetTree>>): this {
     return this.handle('locations.treeColumns', async (request) => {
       const result = await handler(request);
-      return result.ok ? ok(fleetColumns(result.value)) : result;
+      // The head a cold start asks for first: the same tree without its parts.
+      const tree = result.ok && request.parts === false ? { ...result.value, machines: result.value.machines.map((m) => ({ ...m, parts: [] })) } : result.ok ? result.value : null;
+      return tree ? ok(fleetColumns(tree)) : (result as Result<never>);
     });
   }
 

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FleetSnapshot } from '../fleet/tree';
+import { openCache } from './cache';
+import { CacheWorker } from './worker-client';
+
+const at = '2026-11-26T10:00:00.000Z';
+const root = join(import.meta.dirname, '..', '..');
+
+function snapshot(machines: number, tag: string): FleetSnapshot {
+  return {
+    locations: [{ id: 'l1', name: `Site ${tag}`, parentLocationId: '', region: '', ownerOrgId: 'a', sharedWithOrgIds: [], createdOn: null, robotCount: machines }],
+    machines: Array.from({ length: machines }, (_, i) => ({
+      id: `m${i}`,
+      name: `${tag}-${i}`,
+      locationId: 'l1',
+      createdOn: null,
+      parts: [0, 1, 2].map((p) => ({ id: `p${i}-${p}`, name: `${tag}-${i}-${p}`, mainPart: p === 0, fqdn: 'x', lastAccess: at, markedForRestart: false })),
+    })),
+  };
+}
+
+// One worker (its two threads) for every test, each on an organization of its own: starting threads through tsx is most of the cost.
+let dir: string;
+let w: CacheWorker;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fleet-cache-worker-'));
+  const path = join(dir, 'cache.sqlite');
+  openCache(path).close();
+  w = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+});
+afterAll(async () => {
+  await w.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the tree reader', () => {
+  it('answers a tree read while the writer is still busy with a big write sent before it', async () => {
+    await w.run('replaceFleet', 'b', snapshot(2, 'small'), at);
+    await w.run('readTreeColumns', 'b'); // both threads started
+    const order: string[] = [];
+    const write = w.run('replaceFleet', 'a', snapshot(5_000, 'big'), at).then(() => order.push('write'));
+    const read = w.run('readTreeColumns', 'b').then((c) => order.push(`read ${c.machineNames.join(',')}`));
+    await Promise.all([write, read]);
+    expect(order).toEqual(['read small-0,small-1', 'write']);
+  });
+
+  it('reads the last committed tree while a streamed replacement is open, and the new one after it commits', async () => {
+    await w.run('replaceFleet', 'c', snapshot(2, 'old'), at);
+    expect((await w.run('readTreeColumns', 'c')).machineNames).toEqual(['old-0', 'old-1']);
+    await w.run('beginFleet', 'c');
+    await w.run('fleetPage', 'c', snapshot(3, 'new'), at);
+    // The kept answer is still the committed tree: nothing was committed since.
+    expect((await w.run('readTreeColumns', 'c')).machineNames).toEqual(['old-0', 'old-1']);
+    expect(await w.run('commitFleet', 'c', at)).toBe(true);
+    expect((await w.run('readTreeColumns', 'c')).machineNames).toEqual(['new-0', 'new-1', 'new-2']);
+    expect((await w.run('readTree', 'c')).machines.map((m) => m.name)).toEqual(['new-0', 'new-1', 'new-2']);
+  });
+
+  it('sees each small write of the writer (a kept tree is dropped by any commit)', async () => {
+    await w.run('replaceFleet', 'd', snapshot(1, 'x'), at);
+    expect((await w.run('readTree', 'd')).machines.map((m) => m.name)).toEqual(['x-0']);
+    await w.run('putMachine', { id: 'm9', name: 'x-9', locationId: 'l1', createdOn: null, parts: [] }, [], at);
+    expect((await w.run('readTree', 'd')).machines.map((m) => m.name)).toEqual(['x-0', 'x-9']);
+    await w.run('removeMachine', 'm9');
+    expect((await w.run('readTreeColumns', 'd')).machineNames).toEqual(['x-0']);
+  });
+});
