@@ -45,11 +45,10 @@ export function mergeJobs(jobs: readonly TrainingJob[], changed: readonly Traini
   const out: TrainingJob[] = [];
   let i = 0;
   for (const job of added) {
-    while (i < merged.length && (merged[i]!.createdOn ?? '') > (job.createdOn ?? '')) out.push(merged[i++]!);
+    for (let held = merged[i]; held !== undefined && (held.createdOn ?? '') > (job.createdOn ?? ''); held = merged[++i]) out.push(held);
     out.push(job);
   }
-  while (i < merged.length) out.push(merged[i++]!);
-  return out;
+  return out.concat(merged.slice(i));
 }
 
 /**

@@ -93,7 +93,7 @@ describe('the training page reads only what changed', () => {
     const kept = list.all.slice(0, 2);
     transport.handle('training.list', (r) => ok(r.since === null ? jobs(kept) : delta([], 2, '2026-11-26T09:00:00.000Z')));
     await list.load();
-    expect(transport.callsTo('training.list').slice(-2).map((r) => r.since)).toEqual(['2026-11-25T10:05:00.000Z', null]);
+    expect(transport.callsTo('training.list').slice(-2).map((r) => (r as { since: string | null }).since)).toEqual(['2026-11-25T10:05:00.000Z', null]);
     expect(list.all.map((j) => j.id)).toEqual(kept.map((j) => j.id));
   });
 });
