@@ -86,6 +86,20 @@ describe('the training page reads only what changed', () => {
     expect(list.all).toBe(held);
   });
 
+  it('keeps the last list after its page closed: reopening shows the jobs held and reads only what changed; a profile switch forgets it', async () => {
+    const { transport, store } = setup();
+    const list = store.show('org-acme');
+    await settle();
+    store.close();
+    transport.handle('training.list', () => ok(delta([], 3, '2026-11-26T09:00:00.000Z')));
+    expect(store.show('org-acme')).toBe(list);
+    expect(list.jobs).toHaveLength(3);
+    await settle();
+    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: null, since: '2026-11-25T10:05:00.000Z' });
+    store.reset();
+    expect(store.show('org-acme')).not.toBe(list);
+  });
+
   it('reads the whole list again when a delta leaves it at another length than main has (a job deleted elsewhere)', async () => {
     const { transport, store } = setup();
     const list = store.show('org-acme');
