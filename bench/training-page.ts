@@ -178,7 +178,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 function describe(label: string, f: Figures): void {
   console.log(`  ${label}: ${f.jobs} jobs (${f.finished} finished)`);
-  console.log(`    open → first row: median ${ms(median(f.opens))} (${f.opens.map((o) => o.toFixed(0)).join(', ')} ms)`);
+  console.log(`    open → first row: median ${ms(median(f.opens))} (${f.opens.map((o) => o.toFixed(0)).join(', ')} ms); the first open of the session ${ms(f.opens[0] ?? 0)}`);
   if (f.rounds.length === 0) console.log('    no watcher round seen');
   else
     console.log(
