@@ -101,10 +101,19 @@ export interface TrainingJob {
   readonly watched: boolean;
 }
 
-/** An organization's jobs, newest first. */
+/** An organization's jobs, newest first: all of them, or (`delta`) those changed since the `since` asked for. */
 export interface TrainingJobs {
   readonly orgId: string;
   readonly jobs: readonly TrainingJob[];
+  /**
+   * Only the jobs changed since the request's `since` (any status): merge them by id into the list
+   * already held. False: `jobs` is the whole list (of the status asked for).
+   */
+  readonly delta: boolean;
+  /** What to pass as `since` next time to be sent only what changed after this answer. */
+  readonly cursor: IsoTime;
+  /** How many jobs the organization has in all: a merged list of another length lost a deletion, and reads the whole list again. */
+  readonly total: number;
   /** Answered from the cache because the service could not be reached. */
   readonly fromCache: boolean;
   /** When the cached jobs last matched the service; null when never fetched. */
@@ -158,8 +167,13 @@ export interface TrainingSummary {
 const status = z.enum(TRAINING_STATUSES).nullable().default(null);
 
 export const trainingRequests = {
-  /** An organization's jobs, newest first, optionally only those in one status: from the service when online (and cached), else the cache. */
-  'training.list': z.object({ orgId: id, status }).strict(),
+  /**
+   * An organization's jobs, newest first, optionally only those in one status: from the service when
+   * online (and cached), else the cache. With `since` (a previous answer's `cursor`), only the jobs
+   * changed since, of any status (`delta`): main too reads only what changed from the service, so a
+   * read costs what changed, not the organization's history.
+   */
+  'training.list': z.object({ orgId: id, status, since: z.string().max(40).nullable().default(null) }).strict(),
   /** One job: from the service when online, else the cache. */
   'training.get': z.object({ jobId: id }).strict(),
   /** The datasets the organization can train on, recently used first, then newest. Needs the service. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openCache } from '../cache/cache';
-import { activeTrainingJobs, datasetsLastUsed, dropTrainingExcept, getTrainingJob, listTrainingJobs, putTrainingJobs, removeTrainingJobs, replaceTrainingJobs, setWatched, trainingSummary, trainingSyncedAt } from './cache';
+import { activeTrainingJobs, changedTrainingJobs, countTrainingJobs, datasetsLastUsed, mergeTrainingJobs, trainingModifiedSince, dropTrainingExcept, getTrainingJob, listTrainingJobs, putTrainingJobs, removeTrainingJobs, replaceTrainingJobs, setWatched, trainingSummary, trainingSyncedAt } from './cache';
 import { nextVersion, type CachedJob } from './convert';
 
 function job(id: string, over: Partial<CachedJob> = {}): CachedJob {
@@ -32,6 +32,27 @@ function job(id: string, over: Partial<CachedJob> = {}): CachedJob {
 const AT = '2026-11-25T12:00:00.000Z';
 
 describe('training cache', () => {
+  it('merges a delta without touching the jobs it does not name, keeps the newest lastModified listed, and lists what was written since a time', () => {
+    const db = openCache(':memory:');
+    const T1 = '2026-11-25T12:00:00.000Z';
+    const T2 = '2026-11-25T12:01:00.000Z';
+    replaceTrainingJobs(db, 'org-1', [job('a', { status: 'succeeded', lastModified: '2026-11-20T00:00:00.000Z' }), job('b', { status: 'running', lastModified: '2026-11-25T11:59:00.000Z' })], T1);
+    expect(trainingModifiedSince(db, 'org-1')).toBe('2026-11-25T11:59:00.000Z');
+    const write = mergeTrainingJobs(db, 'org-1', [job('b', { status: 'running', progressPercent: 50, lastModified: '2026-11-25T12:00:30.000Z' }), job('cc', { lastModified: '2026-11-25T12:00:40.000Z' })], T2);
+    expect(write.changed).toBe(true);
+    expect(countTrainingJobs(db, 'org-1')).toBe(3);
+    expect(trainingModifiedSince(db, 'org-1')).toBe('2026-11-25T12:00:40.000Z');
+    // A delta listing nothing newer never moves the mark back.
+    mergeTrainingJobs(db, 'org-1', [job('b', { status: 'running', progressPercent: 50, lastModified: '2026-11-25T12:00:30.000Z' })], '2026-11-25T12:02:00.000Z');
+    expect(trainingModifiedSince(db, 'org-1')).toBe('2026-11-25T12:00:40.000Z');
+    // Written at T2: b (changed) and cc (new); a, finished and unchanged, is not sent again; b re-sent unchanged keeps its time.
+    expect(changedTrainingJobs(db, 'org-1', T2).map((j) => j.id).sort()).toEqual(['b', 'cc']);
+    expect(changedTrainingJobs(db, 'org-1', '2026-11-25T12:01:30.000Z')).toEqual([]);
+    dropTrainingExcept(db, []);
+    expect(trainingModifiedSince(db, 'org-1')).toBeNull();
+  });
+
+
   it('lists an organization’s jobs newest first, filters by status, and counts pending and running per organization', () => {
     const db = openCache(':memory:');
     putTrainingJobs(db, [job('a', { createdOn: '2026-11-01T00:00:00.000Z', status: 'succeeded' }), job('b', { createdOn: '2026-11-03T00:00:00.000Z', status: 'running' }), job('c', { createdOn: '2026-11-02T00:00:00.000Z' }), job('x', { orgId: 'org-2', status: 'running' })], AT);

@@ -10,6 +10,20 @@ import type { CachedJob } from './convert';
 
 /** The sync_state key of an organization's jobs. */
 export const trainingResourceKey = (orgId: string): string => `training:${orgId}`;
+/** The sync_state key holding the newest `lastModified` the service listed for the organization: where the next delta read starts. */
+const modifiedKey = (orgId: string): string => `training-modified:${orgId}`;
+
+/** Raise the organization's newest known `lastModified` to the newest of `jobs` (never lower it). */
+function noteModified(db: CacheDb, orgId: string, jobs: readonly CachedJob[]): void {
+  let newest = syncedAt(db, modifiedKey(orgId)) ?? '';
+  for (const job of jobs) if (job.lastModified !== null && job.lastModified > newest) newest = job.lastModified;
+  if (newest !== '') markSynced(db, modifiedKey(orgId), newest);
+}
+
+/** The newest `lastModified` the service listed for the organization; null before its first whole list. */
+export function trainingModifiedSince(db: CacheDb, orgId: string): string | null {
+  return syncedAt(db, modifiedKey(orgId));
+}
 
 interface Row {
   job: string;
@@ -70,7 +84,23 @@ export function replaceTrainingJobs(db: CacheDb, orgId: string, jobs: readonly C
     removeJobs(db, gone);
     const write = put(db, jobs, at);
     markSynced(db, trainingResourceKey(orgId), at);
+    db.prepare('DELETE FROM sync_state WHERE resource = ?').run(modifiedKey(orgId));
+    noteModified(db, orgId, jobs);
     return { changed: write.changed || gone.length > 0, ended: write.ended };
+  })();
+}
+
+/**
+ * Merge the jobs the service listed as changed since the organization's last read (ListTrainingJobs'
+ * modified_since) into its cached ones, in one transaction: jobs not listed did not change and are
+ * not touched. Deletions elsewhere are not seen here; a whole list now and then finds them.
+ */
+export function mergeTrainingJobs(db: CacheDb, orgId: string, jobs: readonly CachedJob[], at: string): TrainingWrite {
+  return db.transaction(() => {
+    const write = put(db, jobs, at);
+    markSynced(db, trainingResourceKey(orgId), at);
+    noteModified(db, orgId, jobs);
+    return write;
   })();
 }
 
@@ -96,7 +126,7 @@ export function dropTrainingExcept(db: CacheDb, orgIds: readonly string[]): void
     for (const orgId of orgs) {
       if (keep.has(orgId)) continue;
       removeJobs(db, db.prepare('SELECT id FROM training_jobs WHERE org_id = ?').pluck().all(orgId) as string[]);
-      db.prepare('DELETE FROM sync_state WHERE resource = ?').run(trainingResourceKey(orgId));
+      db.prepare('DELETE FROM sync_state WHERE resource IN (?, ?)').run(trainingResourceKey(orgId), modifiedKey(orgId));
     }
   })();
 }
@@ -112,6 +142,19 @@ export function listTrainingJobs(db: CacheDb, orgId: string, status: TrainingSta
     ? (db.prepare(`${SELECT} WHERE j.org_id = ? AND j.status = ? ORDER BY j.created_on DESC, j.id`).all(orgId, status) as Row[])
     : (db.prepare(`${SELECT} WHERE j.org_id = ? ORDER BY j.created_on DESC, j.id`).all(orgId) as Row[]);
   return rows.map(fromRow);
+}
+
+/**
+ * An organization's cached jobs written at `since` or later (`cached_at`: a write that changed
+ * nothing keeps the old time), newest first: what a page holding the list since then lacks.
+ */
+export function changedTrainingJobs(db: CacheDb, orgId: string, since: string): TrainingJob[] {
+  return (db.prepare(`${SELECT} WHERE j.org_id = ? AND j.cached_at >= ? ORDER BY j.created_on DESC, j.id`).all(orgId, since) as Row[]).map(fromRow);
+}
+
+/** How many jobs of the organization the cache holds. */
+export function countTrainingJobs(db: CacheDb, orgId: string): number {
+  return db.prepare('SELECT count(*) FROM training_jobs WHERE org_id = ?').pluck().get(orgId) as number;
 }
 
 export function getTrainingJob(db: CacheDb, jobId: string): TrainingJob | null {

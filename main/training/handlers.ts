@@ -15,9 +15,9 @@ import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
 import { PackageType, Visibility } from '../../proto/gen/fleet/app/v1/registry';
 import type { TrainedModel } from '../../proto/gen/fleet/mltraining/v1/ml_training';
-import { datasetsLastUsed, getTrainingJob, listTrainingJobs, trainingSyncedAt } from './cache';
+import { changedTrainingJobs, countTrainingJobs, datasetsLastUsed, getTrainingJob, listTrainingJobs, trainingSyncedAt } from './cache';
 import { datasetFromWire, modelTypeToWire, nextVersion, type CachedJob } from './convert';
-import { fetchJob, fetchOrgJobs, type TrainingWatcher } from './watcher';
+import { fetchJob, MODIFIED_SKEW_MS, syncOrgJobs, type TrainingWatcher } from './watcher';
 
 type TrainingChannel =
   | 'training.list'
@@ -111,21 +111,27 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
   };
 
   return {
-    'training.list': ({ orgId, status }) => {
+    'training.list': ({ orgId, status, since }) => {
       watcher.wake();
+      /** The cached jobs as the page asked: those changed since its cursor, or all. */
+      const answer = (cache: CacheDb, fromCache: boolean, syncedAt: string | null): TrainingJobs => {
+        // Taken before reading: a write landing meanwhile is sent again next time, never lost.
+        const cursor = new Date().toISOString();
+        const jobs = since === null ? listTrainingJobs(cache, orgId, status) : changedTrainingJobs(cache, orgId, new Date(Date.parse(since) - MODIFIED_SKEW_MS).toISOString());
+        return { orgId, jobs, delta: since !== null, cursor, total: countTrainingJobs(cache, orgId), fromCache, syncedAt };
+      };
       return readThrough<TrainingJobs>(
         connection,
         'The training jobs of this organization',
         async (client, cache, run) => {
-          const jobs = await fetchOrgJobs(client, orgId);
           const at = new Date().toISOString();
-          watcher.apply(cache, [orgId], await run('trainingReplace', orgId, jobs, at), { quiet: true });
-          return { orgId, jobs: listTrainingJobs(cache, orgId, status), fromCache: false, syncedAt: at };
+          // Only what changed since the last read: finished jobs are never read again.
+          watcher.apply(cache, [orgId], await syncOrgJobs(client, cache, run, orgId, at, false), { quiet: true });
+          return answer(cache, false, at);
         },
         (cache) => {
           const syncedAt = trainingSyncedAt(cache, orgId);
-          const jobs = listTrainingJobs(cache, orgId, status);
-          return syncedAt === null && jobs.length === 0 ? null : { orgId, jobs, fromCache: true, syncedAt };
+          return syncedAt === null && countTrainingJobs(cache, orgId) === 0 ? null : answer(cache, true, syncedAt);
         },
       );
     },

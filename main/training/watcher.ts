@@ -15,7 +15,7 @@ import { AppError } from '../backend/errors';
 import type { CacheDb } from '../cache/cache';
 import type { Connection, SyncedResource } from '../connection/connection';
 import { cachedOrgIds } from '../fleet/tree';
-import { activeTrainingJobs, trainingSummary, type TrainingWrite } from './cache';
+import { activeTrainingJobs, trainingModifiedSince, trainingSummary, type TrainingWrite } from './cache';
 import { jobFromWire, type CachedJob } from './convert';
 import type { FleetClient } from '../grpc/client';
 import type { CacheRunner } from '../connection/connection';
@@ -49,12 +49,24 @@ export async function fetchJob(client: FleetClient, jobId: string): Promise<Cach
   return jobFromWire(response.metadata);
 }
 
-/** Every job of an organization, newest first, all pages. */
-export async function fetchOrgJobs(client: FleetClient, orgId: string): Promise<CachedJob[]> {
+/**
+ * How far before the newest `lastModified` already read a delta read starts: two writers of the
+ * service (its runner, a call) may commit a little out of their clocks' order. Jobs read twice are
+ * merged by id.
+ */
+export const MODIFIED_SKEW_MS = 5_000;
+
+/** The `modified_since` to ask for after reading up to `newest`. */
+export function modifiedSince(newest: string): Date {
+  return new Date(Date.parse(newest) - MODIFIED_SKEW_MS);
+}
+
+/** Every job of an organization, newest first, all pages; with `since`, only those modified at or after it. */
+export async function fetchOrgJobs(client: FleetClient, orgId: string, since: Date | null = null): Promise<CachedJob[]> {
   const jobs: CachedJob[] = [];
   let pageToken = '';
   do {
-    const response = await client.call('list the training jobs', client.training.listTrainingJobs, { orgId, status: 0, pageSize: 1000, pageToken });
+    const response = await client.call('list the training jobs', client.training.listTrainingJobs, { orgId, status: 0, pageSize: 1000, pageToken, modifiedSince: since ?? undefined });
     jobs.push(...response.jobs.map(jobFromWire));
     pageToken = response.nextPageToken;
   } while (pageToken !== '');
@@ -238,8 +250,20 @@ export class TrainingWatcher {
   }
 }
 
-/** How often a periodic sync round relists every organization's jobs (rounds asked for always do). */
+/** How often a periodic sync round reads each organization's changed jobs (rounds asked for always do). */
 const TRAINING_REFRESH_MS = 60_000;
+/** How often a periodic round lists the whole of each organization's jobs: only that sees jobs deleted elsewhere. */
+const TRAINING_FULL_MS = 15 * 60_000;
+
+/**
+ * Read the organization's jobs into the cache: only those changed since the last read when one was
+ * made (and `whole` is not asked), else all of them, replacing the cached ones.
+ */
+export async function syncOrgJobs(client: FleetClient, cache: CacheDb, run: CacheRunner, orgId: string, at: string, whole: boolean): Promise<TrainingWrite> {
+  const newest = whole ? null : trainingModifiedSince(cache, orgId);
+  if (newest === null) return run('trainingReplace', orgId, await fetchOrgJobs(client, orgId), at);
+  return run('trainingMerge', orgId, await fetchOrgJobs(client, orgId, modifiedSince(newest)), at);
+}
 
 /**
  * Training jobs as a synced resource: each round the user asked for (and one periodic round a
@@ -248,6 +272,7 @@ const TRAINING_REFRESH_MS = 60_000;
  */
 export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publish' | 'wake'>, log: (message: string) => void): SyncedResource {
   const fetchedAt = new WeakMap<CacheDb, number>();
+  const wholeAt = new WeakMap<CacheDb, number>();
   /** Caches whose jobs the renderer was told about since they were opened (each round tells it per organization). */
   const announced = new WeakSet<CacheDb>();
   return {
@@ -256,10 +281,11 @@ export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publi
       if (!forced && Date.now() - (fetchedAt.get(cache) ?? 0) < TRAINING_REFRESH_MS) return;
       const orgs = cachedOrgIds(cache);
       await run('trainingDropExcept', orgs);
+      const whole = forced || Date.now() - (wholeAt.get(cache) ?? 0) >= TRAINING_FULL_MS;
       for (const orgId of orgs) {
-        let jobs: CachedJob[];
+        let write: TrainingWrite;
         try {
-          jobs = await fetchOrgJobs(client, orgId);
+          write = await syncOrgJobs(client, cache, run, orgId, at, whole);
         } catch (e) {
           if (e instanceof AppError && e.kind !== 'offline' && e.kind !== 'unauthenticated') {
             // Operators may not see training; a service without it answers UNIMPLEMENTED.
@@ -268,9 +294,10 @@ export function trainingResource(watcher: Pick<TrainingWatcher, 'apply' | 'publi
           }
           throw e;
         }
-        watcher.apply(cache, [orgId], await run('trainingReplace', orgId, jobs, at));
+        watcher.apply(cache, [orgId], write);
       }
       fetchedAt.set(cache, Date.now());
+      if (whole) wholeAt.set(cache, Date.now());
     },
     publish(cache) {
       // After a switch every job on screen is another profile's; after a round, the organizations it

@@ -6,7 +6,7 @@ import { FleetError, Reason } from '../errors';
 import { PageTokens, pageSize } from '../paging';
 import type { CallContext, UnaryHandlers } from '../rpc';
 import { notFound } from '../validate';
-import { DEFAULT_MAX_PENDING_JOBS, type TrainingStore } from './store';
+import { DEFAULT_MAX_PENDING_JOBS, iso, type TrainingStore } from './store';
 import { tags } from './validate';
 
 function jobId(ctx: CallContext): string {
@@ -70,10 +70,11 @@ export function createTrainingHandlers(
 
     async listTrainingJobs(request) {
       const size = pageSize('page_size', request.pageSize);
-      const fingerprint = PageTokens.fingerprint('ListTrainingJobs', { orgId: request.orgId, status: request.status });
+      const since = request.modifiedSince ? iso(request.modifiedSince.getTime()) : null;
+      const fingerprint = PageTokens.fingerprint('ListTrainingJobs', { orgId: request.orgId, status: request.status, since });
       const cursor = tokens.read(fingerprint, request.pageToken);
       const after = cursor ? ([String(cursor.after[0]), String(cursor.after[1])] as const) : null;
-      const { rows, more } = store.list(request.orgId, request.status, after, size);
+      const { rows, more } = store.list(request.orgId, request.status, after, size, since);
       const last = rows.at(-1);
       return {
         jobs: rows.map((row) => store.toMetadata(row)),

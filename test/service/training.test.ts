@@ -504,6 +504,26 @@ describe('ListTrainingJobs and ListTrainingDatasets', () => {
     expect((await list({ pageSize: 5000 })).jobs).toHaveLength(5);
   });
 
+  it('lists with modified_since only the jobs modified at or after it, newest first, through the last_modified index; its page tokens are bound to it', async () => {
+    const since = new Date(Date.now() - 1);
+    await trainingCall(slow.client, 'cancelTrainingJob', { id: ids[4] }, slow.owner);
+    const changed = (await list({ modifiedSince: since })).jobs;
+    expect(changed.map((j) => j.id)).toContain(ids[4]);
+    // Waiting PENDING jobs did not change; the running ones may have (their progress moves).
+    expect(changed.map((j) => j.id)).not.toContain(ids[2]);
+    expect(changed.map((j) => j.id)).not.toContain(ids[3]);
+    for (const job of changed) expect(job.lastModified!.getTime()).toBeGreaterThanOrEqual(since.getTime());
+    expect((await list({ modifiedSince: new Date(Date.now() + 60_000) })).jobs).toEqual([]);
+    expect((await list({ modifiedSince: new Date(0) })).jobs.map((j) => j.id)).toEqual([...ids].reverse());
+    const first = await list({ pageSize: 2, modifiedSince: new Date(0) });
+    await expectError(list({ pageSize: 2, pageToken: first.nextPageToken }), { code: status.INVALID_ARGUMENT, reason: 'PAGE_TOKEN_INVALID' });
+    const plan = slow.t
+      .db()
+      .prepare("EXPLAIN QUERY PLAN SELECT id FROM training_jobs j WHERE j.organization_id = ? AND j.last_modified >= ? ORDER BY j.created_on DESC, j.id DESC")
+      .all(org, since.toISOString()) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toContain('training_jobs_by_modified');
+  });
+
   it('lists datasets of the organization, newest first, with size, image count and labels', async () => {
     const { datasets } = await trainingCall<{ datasets: training.TrainingDataset[] }>(fast.client, 'listTrainingDatasets', { orgId: fast.orgId }, fast.owner);
     expect(datasets.map((d) => d.name)).toEqual(['Pallets', 'Archived scans']);

@@ -15,6 +15,7 @@ import { defaultFragments } from './0013_default_fragments';
 import { users } from './0014_users';
 import { keysAndSecrets } from './0015_keys_and_secrets';
 import { partModuleRefs } from './0016_part_module_refs';
+import { trainingModified } from './0017_training_modified';
 
 /** The fleet service's schema, oldest step first. Append new steps; never edit a released one. */
-export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments, users, keysAndSecrets, partModuleRefs];
+export const serviceMigrations: readonly Migration[] = [tokenSigningSecret, apiKeys, organizations, apiKeyHashSecret, locations, machines, logs, logCounts, registry, training, partHistory, fragments, defaultFragments, users, keysAndSecrets, partModuleRefs, trainingModified];

@@ -49,6 +49,11 @@ export class TrainingStore {
   /** "Train a model", while open. */
   form = $state.raw<TrainingSubmitForm | null>(null);
   notifyPermission = $state<NotifyPermission>('unsupported');
+  /**
+   * The last organization's list, kept after its page closed: opening it again shows the jobs held
+   * at once and reads only what changed since (a list of thousands is read whole once per profile).
+   */
+  #kept: TrainingList | null = null;
 
   constructor(bridge: FleetBridge, options: TrainingOptions = {}) {
     this.#bridge = bridge;
@@ -146,10 +151,10 @@ export class TrainingStore {
   show(orgId: string): TrainingList {
     let list = this.list;
     if (!list || list.orgId !== orgId) {
-      list = new TrainingList(this.#bridge, orgId);
+      list = this.#kept?.orgId === orgId ? this.#kept : new TrainingList(this.#bridge, orgId);
       this.list = list;
-      void list.load();
-    } else void list.load();
+    }
+    void list.load();
     this.job = null;
     return list;
   }
@@ -157,7 +162,7 @@ export class TrainingStore {
   /** Show a job's page, over its organization's list. */
   showJob(orgId: string, jobId: string): TrainingJobView {
     if (!this.list || this.list.orgId !== orgId) {
-      const list = new TrainingList(this.#bridge, orgId);
+      const list = this.#kept?.orgId === orgId ? this.#kept : new TrainingList(this.#bridge, orgId);
       this.list = list;
       void list.load();
     }
@@ -179,6 +184,7 @@ export class TrainingStore {
   }
 
   close(): void {
+    this.#kept = this.list ?? this.#kept;
     this.list = null;
     this.job = null;
     this.form = null;
@@ -187,6 +193,7 @@ export class TrainingStore {
   /** Another profile is active: close, and read the summary again. */
   reset(): void {
     this.close();
+    this.#kept = null;
     void this.#summary.load();
   }
 

@@ -32,7 +32,15 @@ function fakeNotifier(initial: NotifyPermission = 'default') {
   };
 }
 
-const jobs = (list: readonly TrainingJob[], fromCache = false) => ({ orgId: 'org-acme', jobs: list, fromCache, syncedAt: '2026-11-25T10:05:00.000Z' });
+const jobs = (list: readonly TrainingJob[], fromCache = false) => ({
+  orgId: 'org-acme',
+  jobs: list,
+  delta: false,
+  cursor: '2026-11-25T10:05:00.000Z',
+  total: list.length,
+  fromCache,
+  syncedAt: '2026-11-25T10:05:00.000Z',
+});
 
 function setup(options: { notifier?: Notifier | null; navigate?: (path: string, options?: { readonly replace?: boolean; readonly ifShowing?: readonly string[] }) => void } = {}) {
   const { transport, bridge } = fakeBridge();
@@ -50,6 +58,60 @@ function setup(options: { notifier?: Notifier | null; navigate?: (path: string, 
   return { transport, store, notices, stop };
 }
 
+describe('the training page reads only what changed', () => {
+  const delta = (changed: readonly TrainingJob[], total: number, cursor: string) => ({ ...jobs(changed), delta: true, total, cursor });
+
+  it('merges the jobs changed since its last read by id, keeping newest first and the finished jobs it holds', async () => {
+    const { transport, store } = setup();
+    const list = store.show('org-acme');
+    await settle();
+    const before = list.all;
+    const finished = before[1];
+    const moved = trainingJob('yard-detector', '4', { progressPercent: 80 });
+    const added = trainingJob('yard-detector', '5', { createdOn: '2026-11-26T09:00:00.000Z' });
+    transport.handle('training.list', (r) => {
+      expect(r.since).toBe('2026-11-25T10:05:00.000Z');
+      return ok(delta([moved, added], 4, '2026-11-26T09:00:01.000Z'));
+    });
+    transport.emit('training.changed', { orgIds: ['org-acme'], summary: trainingSummary() });
+    await settle();
+    expect(list.all.map((j) => j.id)).toEqual(['job-yard-detector-5', 'job-yard-detector-4', 'job-yard-detector-3', 'job-pallet-finder-2']);
+    expect(list.all[1]?.progressPercent).toBe(80);
+    // Jobs no delta named are the same objects: their rows are not redrawn.
+    expect(list.all[2]).toBe(finished);
+    transport.handle('training.list', () => ok(delta([], 4, '2026-11-26T09:00:02.000Z')));
+    const held = list.all;
+    await list.load();
+    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: null, since: '2026-11-26T09:00:01.000Z' });
+    expect(list.all).toBe(held);
+  });
+
+  it('keeps the last list after its page closed: reopening shows the jobs held and reads only what changed; a profile switch forgets it', async () => {
+    const { transport, store } = setup();
+    const list = store.show('org-acme');
+    await settle();
+    store.close();
+    transport.handle('training.list', () => ok(delta([], 3, '2026-11-26T09:00:00.000Z')));
+    expect(store.show('org-acme')).toBe(list);
+    expect(list.jobs).toHaveLength(3);
+    await settle();
+    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: null, since: '2026-11-25T10:05:00.000Z' });
+    store.reset();
+    expect(store.show('org-acme')).not.toBe(list);
+  });
+
+  it('reads the whole list again when a delta leaves it at another length than main has (a job deleted elsewhere)', async () => {
+    const { transport, store } = setup();
+    const list = store.show('org-acme');
+    await settle();
+    const kept = list.all.slice(0, 2);
+    transport.handle('training.list', (r) => ok(r.since === null ? jobs(kept) : delta([], 2, '2026-11-26T09:00:00.000Z')));
+    await list.load();
+    expect(transport.callsTo('training.list').slice(-2).map((r) => (r as { since: string | null }).since)).toEqual(['2026-11-25T10:05:00.000Z', null]);
+    expect(list.all.map((j) => j.id)).toEqual(kept.map((j) => j.id));
+  });
+});
+
 describe('the training page', () => {
   it('loads an organization\'s jobs, filters by status, and keeps the filter on reopening', async () => {
     const { transport, store } = setup();
@@ -60,11 +122,13 @@ describe('the training page', () => {
     // Rows name their datasets from the jobs themselves: no read of the datasets for the page.
     expect(transport.callsTo('training.datasets')).toEqual([]);
     await list.load('failed');
-    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: 'failed' });
+    // The filter applies over the jobs held; the read asks only for what changed since the last one.
+    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: null, since: '2026-11-25T10:05:00.000Z' });
     expect(list.jobs.map((j) => j.status)).toEqual(['failed']);
     store.show('org-acme');
     await settle();
-    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-acme', status: 'failed' });
+    expect(list.status).toBe('failed');
+    expect(list.jobs.map((j) => j.status)).toEqual(['failed']);
     expect(store.list).toBe(list);
   });
 
@@ -281,7 +345,7 @@ describe('ended jobs', () => {
     transport.emit('training.open', { orgId: 'org-b', jobId: 'job-x' });
     expect(store.page).toEqual({ orgId: 'org-b', jobId: 'job-x' });
     await settle();
-    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-b', status: null });
+    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-b', status: null, since: null });
     expect(transport.callsTo('training.get')).toEqual([{ jobId: 'job-x' }]);
   });
 

@@ -265,6 +265,16 @@ export interface ListTrainingJobsRequest {
   /** Paging: 0 means the default (100); at most 1000. */
   pageSize: number;
   pageToken: string;
+  /**
+   * Only jobs whose last_modified is at or after this time; unset lists every
+   * job. A client that keeps a copy of the list asks with the newest
+   * last_modified it holds, less a few seconds (two writers' clocks may
+   * disagree that much), and merges what comes by id: finished jobs it holds
+   * are not sent again. Jobs deleted since are not listed; a client learns of
+   * them by listing without this field now and then. Indexed: the cost
+   * follows the jobs that changed, not the organization's history.
+   */
+  modifiedSince?: Date | undefined;
 }
 
 export interface ListTrainingJobsResponse {
@@ -1499,7 +1509,7 @@ export const GetTrainingJobResponse: MessageFns<GetTrainingJobResponse> = {
 };
 
 function createBaseListTrainingJobsRequest(): ListTrainingJobsRequest {
-  return { orgId: "", status: 0, pageSize: 0, pageToken: "" };
+  return { orgId: "", status: 0, pageSize: 0, pageToken: "", modifiedSince: undefined };
 }
 
 export const ListTrainingJobsRequest: MessageFns<ListTrainingJobsRequest> = {
@@ -1515,6 +1525,9 @@ export const ListTrainingJobsRequest: MessageFns<ListTrainingJobsRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(34).string(message.pageToken);
+    }
+    if (message.modifiedSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.modifiedSince), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1564,6 +1577,14 @@ export const ListTrainingJobsRequest: MessageFns<ListTrainingJobsRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.modifiedSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1594,6 +1615,11 @@ export const ListTrainingJobsRequest: MessageFns<ListTrainingJobsRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      modifiedSince: isSet(object.modifiedSince)
+        ? fromJsonTimestamp(object.modifiedSince)
+        : isSet(object.modified_since)
+        ? fromJsonTimestamp(object.modified_since)
+        : undefined,
     };
   },
 
@@ -1611,6 +1637,9 @@ export const ListTrainingJobsRequest: MessageFns<ListTrainingJobsRequest> = {
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.modifiedSince !== undefined) {
+      obj.modifiedSince = message.modifiedSince.toISOString();
+    }
     return obj;
   },
 
@@ -1623,6 +1652,7 @@ export const ListTrainingJobsRequest: MessageFns<ListTrainingJobsRequest> = {
     message.status = object.status ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.modifiedSince = object.modifiedSince ?? undefined;
     return message;
   },
 };

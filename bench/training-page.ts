@@ -1,0 +1,213 @@
+/**
+ * Issue #20: the training page of an organization with 5,000 jobs. The whole app runs for real: the
+ * local service with `--demo`, browser mode's backend (its cache, the bridge over a loopback
+ * WebSocket), the built renderer in Debian's Chromium. "Acme Warehouse Robotics" is given finished
+ * jobs (succeeded, failed, canceled) written straight into the service's database before the app
+ * starts (as training-queue does: submitting them by RPC would take minutes), beside the demo's own
+ * running and pending ones, plus one job RUNNING from the moment of seeding so its progress moves
+ * during the whole measurement. Each figure is printed beside the same measured on an organization
+ * of 50 jobs, in a data dir of its own, in the same run: the ratio is what the number of jobs costs.
+ *
+ * - Open: in a loaded app (fleet synced, the page showing the fleet), from setting the address to
+ *   the organization's training page to the frame that shows the table's first row; the median of
+ *   OPENS opens, going back to the fleet between them. Target < 200 ms at 5,000 jobs.
+ * - Watcher round: while the page is open, main polls the active jobs and pushes `training.changed`
+ *   when one moved; the page then reads what changed. A round's cost is measured in the page on
+ *   its WebSocket: from the `training.changed` event to the answer of the read it caused, and the
+ *   bytes and jobs that answer carried; the median over the rounds of ROUND_WINDOW_MS. Target: the
+ *   time at 5,000 finished jobs ≤ 1.5× the time at 50.
+ *
+ *   npm run bench -- training-page
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { chromiumArgs } from '../test/e2e/fixtures';
+import { buildApp, openApp, startWeb, verdict } from './browser';
+import { machine, ms, percentile, report, startServiceProcess } from './lib';
+
+const ORG = 'Acme Warehouse Robotics';
+const LARGE = 5_000;
+const SMALL = 50;
+const OPENS = 7;
+const ROUND_WINDOW_MS = 25_000;
+const TARGETS = { openMs: 200, roundRatio: 1.5 } as const;
+
+/** What the page records of its bridge traffic (installed before the app's scripts run). */
+const PROBE = `(() => {
+  const rounds = [];
+  const reads = new Map();
+  let changedAt = null;
+  const Native = WebSocket;
+  globalThis.__trainingRounds = rounds;
+  globalThis.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        if (typeof e.data !== 'string') return;
+        const frame = JSON.parse(e.data);
+        if (frame.type === 'event' && frame.event === 'training.changed') { if (changedAt === null) changedAt = performance.now(); return; }
+        if (frame.type === 'result' && reads.has(frame.id)) {
+          const read = reads.get(frame.id);
+          reads.delete(frame.id);
+          const value = frame.result && frame.result.ok ? frame.result.value : null;
+          const jobs = value ? (value.jobs ? value.jobs.length : 0) : 0;
+          if (read.changedAt !== null) rounds.push({ ms: performance.now() - read.changedAt, bytes: e.data.length, jobs, channel: read.channel });
+        }
+      });
+    }
+    send(data) {
+      try {
+        const frame = JSON.parse(data);
+        if (typeof frame.channel === 'string' && frame.channel.startsWith('training.list')) {
+          reads.set(frame.id, { changedAt, channel: frame.channel });
+          changedAt = null;
+        }
+      } catch {}
+      return super.send(data);
+    }
+  };
+})();`;
+
+/** The demo's data dir with `total` jobs in ORG: the demo's own, finished ones to make up the number, one RUNNING from now. */
+async function seed(userDataDir: string, total: number): Promise<{ orgId: string; jobs: number; finished: number }> {
+  const dataDir = join(userDataDir, 'local-service');
+  const service = await startServiceProcess(['--demo'], { dataDir });
+  await service.stop();
+  const db = new Database(join(dataDir, 'fleet.db'));
+  try {
+    const orgId = db.prepare('SELECT id FROM organizations WHERE name = ?').pluck().get(ORG) as string;
+    const datasetId = db.prepare('SELECT id FROM training_datasets WHERE organization_id = ? AND readable = 1 ORDER BY created_on DESC LIMIT 1').pluck().get(orgId) as string;
+    const existing = db.prepare('SELECT count(*) FROM training_jobs WHERE organization_id = ?').pluck().get(orgId) as number;
+    const job = db.prepare(
+      `INSERT INTO training_jobs (id, organization_id, dataset_id, model_name, model_version, model_type, tags, is_custom, status, error_code, error_message, progress_percent,
+         created_on, last_modified, training_started, training_ended)
+       VALUES (?, ?, ?, ?, ?, 3, '["pallet"]', 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const now = Date.now();
+    const statuses = [3, 3, 3, 4, 6]; // SUCCEEDED ×3, FAILED, CANCELED
+    const add = total - existing - 1;
+    db.transaction(() => {
+      for (let i = 0; i < add; i++) {
+        const status = statuses[i % statuses.length] as number;
+        const created = now - 86_400_000 * 30 + i * 60_000;
+        const at = (ms: number) => new Date(ms).toISOString();
+        job.run(randomUUID(), orgId, datasetId, `bench-model-${i % 40}`, `${Math.floor(i / 40) + 1}`, status, status === 4 ? 13 : null, status === 4 ? 'ran out of memory' : null, status === 3 ? 100 : 40, at(created), at(created + 3_000_000), at(created + 60_000), at(created + 3_000_000));
+      }
+      const at = new Date(now).toISOString();
+      job.run(randomUUID(), orgId, datasetId, 'bench-live', '1', 2, null, null, 0, at, at, at, null);
+    })();
+    const jobs = db.prepare('SELECT count(*) FROM training_jobs WHERE organization_id = ?').pluck().get(orgId) as number;
+    const finished = db.prepare('SELECT count(*) FROM training_jobs WHERE organization_id = ? AND status IN (3, 4, 6)').pluck().get(orgId) as number;
+    return { orgId, jobs, finished };
+  } finally {
+    db.close();
+  }
+}
+
+/** Set the address and wait, in the page, for the frame after `selector` exists; answers the time. */
+function navigateTo(page: Page, hash: string, selector: string): Promise<number> {
+  return page.evaluate(
+    ({ hash, selector }) =>
+      new Promise<number>((resolve) => {
+        const start = performance.now();
+        location.hash = hash;
+        const check = () => {
+          if (!document.querySelector(selector)) return requestAnimationFrame(check);
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => resolve(performance.now() - start);
+          channel.port2.postMessage(null);
+        };
+        requestAnimationFrame(check);
+      }),
+    { hash, selector },
+  );
+}
+
+interface Round {
+  readonly ms: number;
+  readonly bytes: number;
+  readonly jobs: number;
+}
+
+interface Figures {
+  readonly jobs: number;
+  readonly finished: number;
+  readonly opens: number[];
+  readonly rounds: Round[];
+}
+
+async function measure(browser: Browser, total: number): Promise<Figures> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'fleet-bench-training-'));
+  try {
+    const { orgId, jobs, finished } = await seed(userDataDir, total);
+    const web = await startWeb(userDataDir);
+    try {
+      const page = await openApp(browser, web.url);
+      await page.addInitScript({ content: PROBE });
+      await page.reload();
+      await page.getByRole('tree', { name: 'Fleet' }).getByRole('treeitem', { name: new RegExp(`^${ORG}(,|$)`) }).waitFor({ timeout: 120_000 });
+      await page.getByText('Last synced').waitFor({ timeout: 120_000 });
+      await page.getByText(/Syncing…/).waitFor({ state: 'detached', timeout: 120_000 });
+      const hash = `#/orgs/${encodeURIComponent(orgId)}/training`;
+      const opens: number[] = [];
+      for (let i = 0; i < OPENS; i++) {
+        await navigateTo(page, '#/', '[role="tree"]');
+        await page.waitForTimeout(300);
+        opens.push(await navigateTo(page, hash, '[data-testid="training-job-row"]'));
+      }
+      // The page stays open: the watcher's rounds and the reads they cause.
+      await page.evaluate(() => ((globalThis as unknown as { __trainingRounds: unknown[] }).__trainingRounds.length = 0));
+      await page.waitForTimeout(ROUND_WINDOW_MS);
+      const rounds = await page.evaluate(() => (globalThis as unknown as { __trainingRounds: Round[] }).__trainingRounds);
+      await page.context().close();
+      return { jobs, finished, opens, rounds };
+    } finally {
+      await web.stop();
+    }
+  } finally {
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (values: readonly number[]) => percentile(values, 50);
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+function describe(label: string, f: Figures): void {
+  console.log(`  ${label}: ${f.jobs} jobs (${f.finished} finished)`);
+  console.log(`    open → first row: median ${ms(median(f.opens))} (${f.opens.map((o) => o.toFixed(0)).join(', ')} ms); the first open of the session ${ms(f.opens[0] ?? 0)}`);
+  if (f.rounds.length === 0) console.log('    no watcher round seen');
+  else
+    console.log(
+      `    watcher round → page updated: median ${ms(median(f.rounds.map((r) => r.ms)))} over ${f.rounds.length} rounds; answer median ${kb(median(f.rounds.map((r) => r.bytes)))}, ${median(f.rounds.map((r) => r.jobs))} jobs`,
+    );
+}
+
+async function main(): Promise<boolean> {
+  buildApp();
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs });
+  try {
+    const small = await measure(browser, SMALL);
+    const large = await measure(browser, LARGE);
+    console.log(`training-page on ${machine()}`);
+    describe('baseline', small);
+    describe('large', large);
+    const open = verdict(`open the training page at ${large.jobs} jobs`, median(large.opens), TARGETS.openMs, median(small.opens), `${small.jobs} jobs baseline`);
+    const roundSmall = median(small.rounds.map((r) => r.ms));
+    const roundLarge = median(large.rounds.map((r) => r.ms));
+    const round = report({
+      name: `watcher round at ${large.finished} finished jobs`,
+      ratio: roundLarge / roundSmall,
+      limit: TARGETS.roundRatio,
+      detail: `${ms(roundLarge)} vs ${ms(roundSmall)} at ${small.finished}; answer ${kb(median(large.rounds.map((r) => r.bytes)))} vs ${kb(median(small.rounds.map((r) => r.bytes)))}`,
+    });
+    return open && round;
+  } finally {
+    await browser.close();
+  }
+}
+
+process.exitCode = (await main()) ? 0 : 1;
