@@ -49,7 +49,7 @@ export class ConfigPages {
     this.ref = { kind: 'part', orgId, id };
     const page = new PartConfigPage(this.#shell.bridge, id, this.#shell.notices, () => void this.loadDrafts());
     this.page = page;
-    page.keepWhileOffline(() => this.#shell.offline);
+    page.edit.keepWhileOffline(() => this.#shell.offline);
     void page.load();
   }
 
@@ -87,7 +87,7 @@ export class ConfigPages {
    */
   unsaved(): string | null {
     const page = this.page;
-    if (!page?.unkept || this.#shell.offline || this.#switching) return null;
+    if (!page?.edit.unkept || this.#shell.offline || this.#switching) return null;
     return `The config of “${page.config?.name ?? 'this part'}” has unsaved changes. Leave and lose them?`;
   }
 
@@ -161,8 +161,8 @@ export class ConfigPages {
     if (page) {
       // Offline, leaving keeps the edit (the guard did not ask): it is offered once the service is back.
       if (page.document.dirty && this.#shell.offline) {
-        void page.keepDraft().then(() => {
-          if (page.draft) this.#shell.notices.push('info', `Your edit of “${page.config?.name ?? 'the part'}” is kept as a draft; save it once the service is back.`);
+        void page.edit.keepDraft().then(() => {
+          if (page.edit.draft) this.#shell.notices.push('info', `Your edit of “${page.config?.name ?? 'the part'}” is kept as a draft; save it once the service is back.`);
         });
       }
       page.close();

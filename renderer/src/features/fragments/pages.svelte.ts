@@ -56,7 +56,7 @@ export class FragmentPages {
     const page = new FragmentPage(this.#shell.bridge, id, { notices: this.#shell.notices, offline: () => this.#shell.offline });
     page.showVersion(version);
     this.page = page;
-    page.keepWhileOffline();
+    page.edit.keepWhileOffline(() => this.#shell.offline);
     void page.load();
     void this.#loadChoices(orgId, id);
   }
@@ -82,7 +82,7 @@ export class FragmentPages {
   /** Whether leaving would lose an edit: the message to confirm, or null. Nothing is lost when the edit is its kept draft, nor offline, where it is kept as a draft instead. */
   unsaved(): string | null {
     const page = this.page;
-    if (!page?.unkept || this.#shell.offline) return null;
+    if (!page?.edit.unkept || this.#shell.offline) return null;
     return `The fragment “${page.name}” has unsaved changes. Leave and lose them?`;
   }
 
