@@ -17,6 +17,14 @@ export interface HistoryPage<T> {
   readonly fromCache: boolean;
 }
 
+/** Two configs to show as a diff of a history entry, each with what it is. */
+export interface HistoryDiff {
+  readonly before: string;
+  readonly after: string;
+  readonly beforeLabel: string;
+  readonly afterLabel: string;
+}
+
 export class PagedHistory<T> {
   readonly #read: (pageSize: number, pageToken: string | undefined) => Promise<Result<HistoryPage<T>>>;
   readonly #previous: (entry: T) => string | null;
