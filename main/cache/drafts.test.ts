@@ -13,7 +13,7 @@ function setup() {
     key: 'thing_id',
     join: 'LEFT JOIN things t ON t.id = d.thing_id',
     joined: 't.name',
-    fromRow: (r) => ({ id: r.id, name: r['name'] ?? '', configJson: r.config_json, base: r.base_config_json, savedAt: r.saved_at }),
+    fromRow: (r, t) => ({ id: r.id, name: r['name'] ?? '', configJson: t.configJson, base: t.baseConfigJson, savedAt: t.savedAt }),
   });
   return { db, drafts };
 }

@@ -37,8 +37,8 @@ export interface DraftTableSpec<D> {
   /** What names a draft: a join on the draft `d`, and the columns it adds (e.g. `LEFT JOIN fragments f ON f.id = d.fragment_id`, `f.org_id, f.name`). */
   readonly join: string;
   readonly joined: string;
-  /** The draft the bridge answers, from a row. */
-  readonly fromRow: (row: DraftRow) => D;
+  /** The draft the bridge answers, from a row and the text it holds. */
+  readonly fromRow: (row: DraftRow, text: DraftText) => D;
 }
 
 /** Keep, drop and read one domain's drafts. */
@@ -57,9 +57,10 @@ export interface DraftTable<D> {
 export function draftTable<D>(spec: DraftTableSpec<D>): DraftTable<D> {
   const { table, key } = spec;
   const select = `SELECT d.${key} AS id, d.config_json, d.base_config_json, d.base_last_updated, d.saved_at, ${spec.joined} FROM ${table} d ${spec.join}`;
+  const fromRow = (r: DraftRow): D => spec.fromRow(r, { configJson: r.config_json, baseConfigJson: r.base_config_json, baseLastUpdated: r.base_last_updated, savedAt: r.saved_at });
   const get = (db: CacheDb, id: string): D | null => {
     const row = db.prepare(`${select} WHERE d.${key} = ?`).get(id) as DraftRow | undefined;
-    return row ? spec.fromRow(row) : null;
+    return row ? fromRow(row) : null;
   };
   return {
     put: (db, id, draft) => {
@@ -73,7 +74,7 @@ export function draftTable<D>(spec: DraftTableSpec<D>): DraftTable<D> {
       db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`).run(id);
     },
     get,
-    all: (db) => (db.prepare(`${select} ORDER BY d.saved_at DESC, d.${key} LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(spec.fromRow),
+    all: (db) => (db.prepare(`${select} ORDER BY d.saved_at DESC, d.${key} LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(fromRow),
     room: (db, id) => get(db, id) !== null || (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number) < MAX_DRAFTS,
   };
 }

@@ -114,14 +114,11 @@ const drafts = draftTable<ConfigDraft>({
   key: 'part_id',
   join: 'LEFT JOIN part_configs c ON c.part_id = d.part_id',
   joined: 'c.machine_id, c.name',
-  fromRow: (r) => ({
+  fromRow: (r, text) => ({
     partId: r.id,
     machineId: r['machine_id'] ?? '',
     partName: r['name'] ?? '',
-    configJson: r.config_json,
-    baseConfigJson: r.base_config_json,
-    baseLastUpdated: r.base_last_updated,
-    savedAt: r.saved_at,
+    ...text,
   }),
 });
 

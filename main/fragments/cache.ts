@@ -199,14 +199,11 @@ const drafts = draftTable<FragmentDraft>({
   key: 'fragment_id',
   join: 'LEFT JOIN fragments f ON f.id = d.fragment_id',
   joined: 'f.org_id, f.name',
-  fromRow: (r) => ({
+  fromRow: (r, text) => ({
     fragmentId: r.id,
     orgId: r['org_id'] ?? '',
     name: r['name'] ?? '',
-    configJson: r.config_json,
-    baseConfigJson: r.base_config_json,
-    baseLastUpdated: r.base_last_updated,
-    savedAt: r.saved_at,
+    ...text,
   }),
 });
 
