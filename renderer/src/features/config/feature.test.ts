@@ -44,9 +44,9 @@ async function setup(offline: boolean) {
   return { transport, shell, feature, pages, setDrafts: (d: ConfigDraft[]) => (drafts = d) };
 }
 
-/** The part's page is shown: its state module is imported on entering, then read. */
+/** The part's page is shown and read: its state module is imported on entering, then it reads the config. */
 async function opened(pages: () => ConfigPages): Promise<void> {
-  await vi.waitFor(() => expect(pages().page).not.toBeNull());
+  await vi.waitFor(() => expect(pages().page?.edit.loading).toBe(false));
   await settle();
 }
 
