@@ -7,12 +7,13 @@
 import type { ConfigDraft, MachineFragment, PartHistoryEntry } from '../../common/config';
 import type { IsoTime } from '../../common/schemas';
 import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
+import { draftTable } from '../cache/drafts';
 
 /** History entries kept per part: the newest this many (10 pages of the default size) read offline; older ones only online. */
 export const MAX_CACHED_HISTORY = 1000;
 
-/** Drafts kept at most: each is someone's unsaved work, so past this a new one is refused (saying so) rather than an old one dropped. */
-export const MAX_DRAFTS = 1000;
+/** Drafts kept at most (the kernel's bound, the same for every table of drafts). */
+export { MAX_DRAFTS } from '../cache/drafts';
 
 /** The sync_state key of a part's history (when its first page was last read). */
 const historyKey = (partId: string) => `part-history:${partId}`;
@@ -108,54 +109,38 @@ export function cachedMachineFragments(db: CacheDb, machineId: string): { fragme
 /** What a draft holds of its own; its machine and part name come from the part's cached config. */
 export type DraftContent = Pick<ConfigDraft, 'partId' | 'configJson' | 'baseConfigJson' | 'baseLastUpdated' | 'savedAt'>;
 
+const drafts = draftTable<ConfigDraft>({
+  table: 'part_config_drafts',
+  key: 'part_id',
+  join: 'LEFT JOIN part_configs c ON c.part_id = d.part_id',
+  joined: 'c.machine_id, c.name',
+  fromRow: (r, text) => ({
+    partId: r.id,
+    machineId: r['machine_id'] ?? '',
+    partName: r['name'] ?? '',
+    ...text,
+  }),
+});
+
 /** Keep a part's draft, replacing the one it had. */
 export function putDraft(db: CacheDb, draft: DraftContent): void {
-  db.prepare(
-    `INSERT INTO part_config_drafts (part_id, config_json, base_config_json, base_last_updated, saved_at) VALUES (@partId, @configJson, @baseConfigJson, @baseLastUpdated, @savedAt)
-     ON CONFLICT (part_id) DO UPDATE SET config_json = excluded.config_json, base_config_json = excluded.base_config_json,
-       base_last_updated = excluded.base_last_updated, saved_at = excluded.saved_at`,
-  ).run(draft);
+  drafts.put(db, draft.partId, draft);
 }
 
 export function dropDraft(db: CacheDb, partId: string): void {
-  db.prepare('DELETE FROM part_config_drafts WHERE part_id = ?').run(partId);
-}
-
-interface DraftRow {
-  part_id: string;
-  config_json: string;
-  base_config_json: string;
-  base_last_updated: string;
-  saved_at: string;
-  machine_id: string | null;
-  name: string | null;
-}
-
-const DRAFTS = 'SELECT d.*, c.machine_id, c.name FROM part_config_drafts d LEFT JOIN part_configs c ON c.part_id = d.part_id';
-
-function draftFromRow(r: DraftRow): ConfigDraft {
-  return {
-    partId: r.part_id,
-    machineId: r.machine_id ?? '',
-    partName: r.name ?? '',
-    configJson: r.config_json,
-    baseConfigJson: r.base_config_json,
-    baseLastUpdated: r.base_last_updated,
-    savedAt: r.saved_at,
-  };
+  drafts.drop(db, partId);
 }
 
 export function cachedDraft(db: CacheDb, partId: string): ConfigDraft | null {
-  const row = db.prepare(`${DRAFTS} WHERE d.part_id = ?`).get(partId) as DraftRow | undefined;
-  return row ? draftFromRow(row) : null;
+  return drafts.get(db, partId);
 }
 
 /** Every draft, most recently kept first. */
 export function cachedDrafts(db: CacheDb): ConfigDraft[] {
-  return (db.prepare(`${DRAFTS} ORDER BY d.saved_at DESC, d.part_id LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(draftFromRow);
+  return drafts.all(db);
 }
 
 /** Whether another draft may be kept for `partId` (replacing its own always may). */
 export function roomForDraft(db: CacheDb, partId: string): boolean {
-  return cachedDraft(db, partId) !== null || (db.prepare('SELECT count(*) FROM part_config_drafts').pluck().get() as number) < MAX_DRAFTS;
+  return drafts.room(db, partId);
 }

@@ -8,10 +8,11 @@ import type { FragmentTag, FragmentVisibility } from '../../common/config';
 import type { Fragment, FragmentDraft, FragmentHistoryEntry } from '../../common/fragments';
 import type { IsoTime, JsonObject } from '../../common/schemas';
 import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
+import { draftTable } from '../cache/drafts';
 import type { FragmentRead } from './convert';
 
-/** Drafts kept at most: each is someone's unsaved work, so past this a new one is refused (saying so) rather than an old one dropped. */
-export const MAX_DRAFTS = 1000;
+/** Drafts kept at most (the kernel's bound, the same for every table of drafts). */
+export { MAX_DRAFTS } from '../cache/drafts';
 
 /** The sync_state key of an organization's fragment list, and of a fragment's history. */
 const listKey = (orgId: string) => `fragments:${orgId}`;
@@ -193,54 +194,38 @@ export function cachedFragmentHistory(db: CacheDb, fragmentId: string, below: nu
 /** What a draft holds of its own; the fragment's organization and name come from its cached row. */
 export type DraftContent = Pick<FragmentDraft, 'fragmentId' | 'configJson' | 'baseConfigJson' | 'baseLastUpdated' | 'savedAt'>;
 
+const drafts = draftTable<FragmentDraft>({
+  table: 'fragment_drafts',
+  key: 'fragment_id',
+  join: 'LEFT JOIN fragments f ON f.id = d.fragment_id',
+  joined: 'f.org_id, f.name',
+  fromRow: (r, text) => ({
+    fragmentId: r.id,
+    orgId: r['org_id'] ?? '',
+    name: r['name'] ?? '',
+    ...text,
+  }),
+});
+
 /** Keep a fragment's draft, replacing the one it had. A deleted fragment's draft stays: it is someone's work, dropped only when they say. */
 export function putDraft(db: CacheDb, draft: DraftContent): void {
-  db.prepare(
-    `INSERT INTO fragment_drafts (fragment_id, config_json, base_config_json, base_last_updated, saved_at) VALUES (@fragmentId, @configJson, @baseConfigJson, @baseLastUpdated, @savedAt)
-     ON CONFLICT (fragment_id) DO UPDATE SET config_json = excluded.config_json, base_config_json = excluded.base_config_json,
-       base_last_updated = excluded.base_last_updated, saved_at = excluded.saved_at`,
-  ).run(draft);
+  drafts.put(db, draft.fragmentId, draft);
 }
 
 export function dropDraft(db: CacheDb, fragmentId: string): void {
-  db.prepare('DELETE FROM fragment_drafts WHERE fragment_id = ?').run(fragmentId);
-}
-
-interface DraftRow {
-  fragment_id: string;
-  config_json: string;
-  base_config_json: string;
-  base_last_updated: string;
-  saved_at: string;
-  org_id: string | null;
-  name: string | null;
-}
-
-const DRAFTS = 'SELECT d.*, f.org_id, f.name FROM fragment_drafts d LEFT JOIN fragments f ON f.id = d.fragment_id';
-
-function draftFromRow(r: DraftRow): FragmentDraft {
-  return {
-    fragmentId: r.fragment_id,
-    orgId: r.org_id ?? '',
-    name: r.name ?? '',
-    configJson: r.config_json,
-    baseConfigJson: r.base_config_json,
-    baseLastUpdated: r.base_last_updated,
-    savedAt: r.saved_at,
-  };
+  drafts.drop(db, fragmentId);
 }
 
 export function cachedDraft(db: CacheDb, fragmentId: string): FragmentDraft | null {
-  const row = db.prepare(`${DRAFTS} WHERE d.fragment_id = ?`).get(fragmentId) as DraftRow | undefined;
-  return row ? draftFromRow(row) : null;
+  return drafts.get(db, fragmentId);
 }
 
 /** Every fragment draft, most recently kept first. */
 export function cachedDrafts(db: CacheDb): FragmentDraft[] {
-  return (db.prepare(`${DRAFTS} ORDER BY d.saved_at DESC, d.fragment_id LIMIT ?`).all(MAX_DRAFTS) as DraftRow[]).map(draftFromRow);
+  return drafts.all(db);
 }
 
 /** Whether another draft may be kept for `fragmentId` (replacing its own always may). */
 export function roomForDraft(db: CacheDb, fragmentId: string): boolean {
-  return cachedDraft(db, fragmentId) !== null || (db.prepare('SELECT count(*) FROM fragment_drafts').pluck().get() as number) < MAX_DRAFTS;
+  return drafts.room(db, fragmentId);
 }

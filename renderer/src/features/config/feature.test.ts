@@ -1,5 +1,5 @@
 import type { Component } from 'svelte';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ConfigDraft, PartConfig } from '../../../../common/config';
 import type { FleetTree } from '../../../../common/locations';
 import { ok } from '../../../../common/result';
@@ -44,11 +44,17 @@ async function setup(offline: boolean) {
   return { transport, shell, feature, pages, setDrafts: (d: ConfigDraft[]) => (drafts = d) };
 }
 
+/** The part's page is shown and read: its state module is imported on entering, then it reads the config. */
+async function opened(pages: () => ConfigPages): Promise<void> {
+  await vi.waitFor(() => expect(pages().page?.edit.loading).toBe(false));
+  await settle();
+}
+
 describe('config drafts', () => {
   it('offline, leaving an edited config asks nothing and keeps the edit as a draft, then says so', async () => {
     const { shell, feature, pages, transport } = await setup(true);
     shell.router.go('/orgs/o/parts/p1/config');
-    await settle();
+    await opened(pages);
     const open = pages().page!;
     open.document.edit('{\n  "components": [{ "name": "cam", "api": "rdk:component:camera" }]\n}');
     expect(feature.leaveGuard?.()).toBeNull();
@@ -64,7 +70,7 @@ describe('config drafts', () => {
   it('online, an edited config asks before it is left', async () => {
     const { shell, feature, pages } = await setup(false);
     shell.router.go('/orgs/o/parts/p1/config');
-    await settle();
+    await opened(pages);
     pages().page!.document.edit('{ "services": [] }');
     expect(feature.leaveGuard?.()).toMatch(/unsaved changes/);
   });
@@ -74,7 +80,7 @@ describe('config drafts', () => {
     const kept = { ...draft('p1', 'bot-main'), configJson: '{ "services": [] }', baseConfigJson: config.configJson };
     transport.handle('config.part', () => ok({ ...config, draft: kept }));
     shell.router.go('/orgs/o/parts/p1/config');
-    await settle();
+    await opened(pages);
     expect(pages().page!.document.dirty).toBe(true);
     expect(feature.leaveGuard?.()).toBeNull();
     pages().page!.document.edit('{ "services": [], "modules": [] }');

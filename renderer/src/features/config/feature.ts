@@ -20,8 +20,8 @@ export function configFeature(shell: Shell): Feature {
   return {
     id: 'config',
     routes: [
-      page({ pattern: CONFIG_ROUTES.part, owner: 'config', page: ConfigPage, props, enter: (m) => pages.enterPart(m) }),
-      page({ pattern: CONFIG_ROUTES.effective, owner: 'config', page: EffectivePage, props, enter: (m) => pages.enterEffective(m) }),
+      page({ pattern: CONFIG_ROUTES.part, owner: 'config', page: ConfigPage, props, enter: (m, signal) => pages.enterPart(m, signal) }),
+      page({ pattern: CONFIG_ROUTES.effective, owner: 'config', page: EffectivePage, props, enter: (m, signal) => pages.enterEffective(m, signal) }),
       page({ pattern: CONFIG_ROUTES.drafts, owner: 'config', page: DraftsPage, props, enter: () => pages.enterDrafts() }),
       // A part's page left for these is closed (its guard already asked about an unsaved edit).
       page({ pattern: CONFIG_ROUTES.machineFragments, owner: 'config', page: MachineFragmentsPage, props: () => ({ shell, pages: fleetPages }), enter: (m, signal) => (pages.leave(), fleetPages.enterMachine(m, signal)) }),

@@ -2,7 +2,7 @@ import type { TreeIndex } from '../../lib/fleet/fleet-index';
 import { param, type RouteMatch } from '../../lib/router/router.svelte';
 import type { Shell } from '../../lib/shell/feature';
 import { PartsComparison, type CompareView } from './compare.svelte';
-import { MachineFragmentsPage } from './machine-fragments.svelte';
+import type { MachineFragmentsPage } from './machine-fragments.svelte';
 import { comparePath } from './routes';
 
 /** The config pages over more than one part: a machine's fragments, and two parts compared. */
@@ -35,6 +35,10 @@ export class FleetConfigPages {
       return;
     }
     this.machine?.close();
+    this.machine = null;
+    // The page's state (with the JSON parser its edits use) loads with the page, not at boot.
+    const { MachineFragmentsPage } = await import('./machine-fragments.svelte');
+    if (signal.aborted || this.machine !== null) return;
     const page = new MachineFragmentsPage(this.#shell.bridge, orgId, id, this.#shell.notices);
     this.machine = page;
     const index = await this.#tree(orgId, signal);

@@ -5,10 +5,10 @@ import type { NodeRef } from '../../lib/fleet/fleet-index';
 import { param, type RouteMatch } from '../../lib/router/router.svelte';
 import type { Shell } from '../../lib/shell/feature';
 import { Latest } from '../../lib/state/latest';
-import { PartConfigPage } from './part-config.svelte';
+import type { PartConfigPage } from './part-config.svelte';
 import { partConfigPath } from './routes';
 import { loadChoices } from './choices-source';
-import { EffectiveConfigView } from './effective.svelte';
+import type { EffectiveConfigView } from './effective.svelte';
 
 /** The config page the router shows (one at a time), what completion offers in it, and the profile's drafts. */
 export class ConfigPages {
@@ -34,7 +34,12 @@ export class ConfigPages {
     this.#shell = shell;
   }
 
-  enterPart(match: RouteMatch): void {
+  /**
+   * Open the part's config page. Its state (and with it the config kit's document model: the
+   * validator, the JSON parser, the schema) is imported here, on the first visit, not at boot;
+   * `signal` says another route was entered meanwhile.
+   */
+  async enterPart(match: RouteMatch, signal?: AbortSignal): Promise<void> {
     this.showingDrafts = false;
     const orgId = param(match, 'orgId');
     const id = param(match, 'id');
@@ -47,9 +52,12 @@ export class ConfigPages {
     if (this.page?.partId === id) return;
     this.#closePage();
     this.ref = { kind: 'part', orgId, id };
+    const { PartConfigPage } = await import('./part-config.svelte');
+    // Entered again meanwhile (own and effective view of the same part), or left: the page is that entry's.
+    if (signal?.aborted || this.ref?.id !== id || this.page?.partId === id) return;
     const page = new PartConfigPage(this.#shell.bridge, id, this.#shell.notices, () => void this.loadDrafts());
     this.page = page;
-    page.keepWhileOffline(() => this.#shell.offline);
+    page.edit.keepWhileOffline(() => this.#shell.offline);
     void page.load();
   }
 
@@ -62,10 +70,10 @@ export class ConfigPages {
   }
 
   /** Show the part's effective config: the unsaved edit resolved when there is one. */
-  enterEffective(match: RouteMatch): void {
-    this.enterPart(match);
+  async enterEffective(match: RouteMatch, signal?: AbortSignal): Promise<void> {
+    const [, { EffectiveConfigView }] = await Promise.all([this.enterPart(match, signal), import('./effective.svelte')]);
     const page = this.page;
-    if (!page) return;
+    if (!page || signal?.aborted) return;
     if (this.effective?.partId !== page.partId) this.effective = new EffectiveConfigView(this.#shell.bridge, page.partId);
     void this.effective.load(page.document.dirty ? page.document.text : undefined);
   }
@@ -87,7 +95,7 @@ export class ConfigPages {
    */
   unsaved(): string | null {
     const page = this.page;
-    if (!page?.unkept || this.#shell.offline || this.#switching) return null;
+    if (!page?.edit.unkept || this.#shell.offline || this.#switching) return null;
     return `The config of “${page.config?.name ?? 'this part'}” has unsaved changes. Leave and lose them?`;
   }
 
@@ -161,8 +169,8 @@ export class ConfigPages {
     if (page) {
       // Offline, leaving keeps the edit (the guard did not ask): it is offered once the service is back.
       if (page.document.dirty && this.#shell.offline) {
-        void page.keepDraft().then(() => {
-          if (page.draft) this.#shell.notices.push('info', `Your edit of “${page.config?.name ?? 'the part'}” is kept as a draft; save it once the service is back.`);
+        void page.edit.keepDraft().then(() => {
+          if (page.edit.draft) this.#shell.notices.push('info', `Your edit of “${page.config?.name ?? 'the part'}” is kept as a draft; save it once the service is back.`);
         });
       }
       page.close();

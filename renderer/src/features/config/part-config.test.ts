@@ -37,12 +37,12 @@ describe('a part config page', () => {
   it('loads the text verbatim and saves the edit with its conflict token', async () => {
     const { transport, page } = await setup();
     expect(page.document.text).toBe(base);
-    expect(page.history).toHaveLength(1);
+    expect(page.history.entries).toHaveLength(1);
     page.document.edit(base.replace('"services": []', '"services": [{ "name": "nav", "api": "rdk:service:navigation" }]'));
     await page.save();
     expect(transport.callsTo('config.save')).toEqual([{ partId: 'p1', configJson: page.document.text, lastUpdated: '2026-11-26T10:00:00.000Z' }]);
     expect(page.document.dirty).toBe(false);
-    expect(page.lastUpdated).toBe('2026-11-26T10:05:00.000Z');
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:05:00.000Z');
   });
 
   it('someone saved meanwhile, not where I edited: merged by itself, shown for review, then saved against their version', async () => {
@@ -50,12 +50,12 @@ describe('a part config page', () => {
     page.document.edit(base.replace('"services": []', '"services": [{ "name": "mine", "api": "rdk:service:navigation" }]'));
     theyChange(base.replace('"name": "base"', '"name": "base-2"'));
     await page.save();
-    expect(page.saveError).toBeNull();
-    expect(page.conflict).toBeNull();
-    expect(page.note).toMatch(/did not overlap/);
+    expect(page.edit.saveError).toBeNull();
+    expect(page.edit.conflict).toBeNull();
+    expect(page.edit.note).toMatch(/did not overlap/);
     expect(page.document.text).toContain('"base-2"');
     expect(page.document.text).toContain('"mine"');
-    expect(page.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
     await page.save();
     expect(transport.callsTo('config.save').at(-1)).toMatchObject({ lastUpdated: '2026-11-26T10:02:00.000Z' });
     expect(page.document.dirty).toBe(false);
@@ -66,16 +66,16 @@ describe('a part config page', () => {
     page.document.edit(base.replace('"name": "base"', '"name": "mine"'));
     theyChange(base.replace('"name": "base"', '"name": "theirs"'));
     await page.save();
-    const conflict = page.conflict;
+    const conflict = page.edit.conflict;
     if (!conflict) throw new Error('no conflict');
     expect(conflict.resolution.conflicts).toHaveLength(1);
     conflict.resolution.take('theirs');
     const merged = conflict.resolution.preview().text;
-    page.resolve(merged);
-    expect(page.conflict).toBeNull();
+    page.edit.resolve(merged);
+    expect(page.edit.conflict).toBeNull();
     expect(page.document.saved).toBe(conflict.theirs.configJson);
     expect(page.document.text).toContain('"theirs"');
-    expect(page.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
   });
 
   it('refuses to save a text with errors, and says why; restore puts an older config in the editor as an edit', async () => {
@@ -83,8 +83,8 @@ describe('a part config page', () => {
     page.document.edit('{ "components": ');
     await page.save();
     expect(transport.callsTo('config.save')).toEqual([]);
-    expect(page.saveError).toMatch(/Fix the/);
-    const older = page.history[0];
+    expect(page.edit.saveError).toMatch(/Fix the/);
+    const older = page.history.entries[0];
     if (!older) throw new Error('no history');
     page.restore(older);
     expect(page.document.text).toBe('{}');
@@ -102,14 +102,14 @@ describe('drafts of a part config', () => {
     page.document.edit(edited);
     await page.save();
     expect(transport.callsTo('config.saveDraft')).toEqual([{ partId: 'p1', configJson: edited, baseConfigJson: base, baseLastUpdated: '2026-11-26T10:00:00.000Z' }]);
-    expect(page.draft?.configJson).toBe(edited);
-    expect(page.saveError).toMatch(/kept as a draft/);
+    expect(page.edit.draft?.configJson).toBe(edited);
+    expect(page.edit.note).toMatch(/kept as a draft/);
     // The same edit is not written again.
-    await page.keepDraft();
+    await page.edit.keepDraft();
     expect(transport.callsTo('config.saveDraft')).toHaveLength(1);
     // A text that is no config yet is not kept: the last one that was stays the draft.
     page.document.edit('{ "components": ');
-    await page.keepDraft();
+    await page.edit.keepDraft();
     expect(transport.callsTo('config.saveDraft')).toHaveLength(1);
   });
 
@@ -132,14 +132,14 @@ describe('drafts of a part config', () => {
     expect(page.document.saved).toBe(base);
     expect(page.document.text).toBe(edited);
     expect(page.document.dirty).toBe(true);
-    expect(page.lastUpdated).toBe('2026-11-26T10:00:00.000Z');
-    expect(page.note).toMatch(/kept as a draft/);
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:00:00.000Z');
+    expect(page.edit.note).toMatch(/kept as a draft/);
     await page.save();
-    expect(page.note).toMatch(/did not overlap/);
+    expect(page.edit.note).toMatch(/did not overlap/);
     await page.save();
     expect(service.configJson).toContain('"base-2"');
     expect(service.configJson).toContain('"mine"');
-    expect(page.draft).toBeNull();
+    expect(page.edit.draft).toBeNull();
     expect(page.document.dirty).toBe(false);
   });
 
@@ -152,9 +152,9 @@ describe('drafts of a part config', () => {
       .handle('config.dropDraft', () => ok({}));
     const page = new PartConfigPage(bridge, 'p1');
     await page.load();
-    await page.discardDraft();
+    await page.edit.discardDraft();
     expect(transport.callsTo('config.dropDraft')).toEqual([{ partId: 'p1' }]);
-    expect(page.draft).toBeNull();
+    expect(page.edit.draft).toBeNull();
     expect(page.document.text).toBe(base);
     expect(page.document.dirty).toBe(false);
   });

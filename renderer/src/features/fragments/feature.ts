@@ -15,7 +15,7 @@ export function fragmentsFeature(shell: Shell): Feature {
     id: 'fragments',
     routes: [
       page({ pattern: FRAGMENT_ROUTES.list, owner: 'fragments', page: FragmentsPage, props, enter: (m) => pages.enterList(m) }),
-      page({ pattern: FRAGMENT_ROUTES.fragment, owner: 'fragments', page: FragmentsPage, props, enter: (m) => pages.enterFragment(m) }),
+      page({ pattern: FRAGMENT_ROUTES.fragment, owner: 'fragments', page: FragmentsPage, props, enter: (m, signal) => pages.enterFragment(m, signal) }),
     ],
     leave: () => pages.leave(),
     reset: () => pages.reset(),

@@ -6,25 +6,15 @@
  * could not reach the service. Every failure is kept to show, never thrown.
  */
 import type { FleetBridge } from '../../../../common/bridge';
-import { configTextProblem, type FragmentTag, type FragmentVisibility } from '../../../../common/config';
+import type { FragmentTag, FragmentVisibility } from '../../../../common/config';
 import type { FragmentDraft, FragmentHistoryEntry, FragmentUsage, FragmentView } from '../../../../common/fragments';
 import type { BridgeError, Result } from '../../../../common/result';
 import { ConfigDocument } from '../../lib/config/document.svelte';
-import { ConflictResolution } from '../../lib/config/conflicts.svelte';
-import { mergeConfigs } from '../../lib/config/merge-result';
+import { EditedConfig } from '../../lib/config/edited-config.svelte';
+import { PagedHistory } from '../../lib/config/paged-history.svelte';
 import { Latest } from '../../lib/state/latest';
 import type { Notices } from '../../lib/state/notices.svelte';
-import { formatDateTime } from '../../lib/time';
 import { BlastRadius } from './blast-radius.svelte';
-
-/** How many history entries a page of the list reads. */
-const HISTORY_PAGE = 20;
-
-/** A conflict being merged by hand: the fragment as the service has it now, and the hunks to settle. */
-export interface FragmentConflict {
-  readonly theirs: FragmentView;
-  readonly resolution: ConflictResolution;
-}
 
 /** Where a delete stands: checking who uses it, refused because machines do, or waiting for the user's yes. */
 export type DeleteStep = 'checking' | 'refused' | 'confirm';
@@ -41,27 +31,12 @@ export class FragmentPage {
   readonly #bridge: FleetBridge;
   readonly #notices: Notices | null;
   readonly #offline: () => boolean;
-  readonly #read = new Latest();
   readonly #versionRead = new Latest();
-  readonly #historyRead = new Latest();
   readonly #usageRead = new Latest();
-  #autosave: ReturnType<typeof setInterval> | null = null;
-  /** The latest revision's config being edited. */
-  readonly document = new ConfigDocument();
-  /** The latest revision as last read or saved; null until the first answer. */
-  view = $state.raw<FragmentView | null>(null);
-  /** The conflict token of the text the edit started from (a merge moves it to the service's). */
-  lastUpdated = $state<string | null>(null);
-  loading = $state(true);
-  error = $state.raw<BridgeError | null>(null);
-  saving = $state(false);
-  /** Why the last save failed (not a conflict: that opens the merge). */
-  saveError = $state<string | null>(null);
-  conflict = $state.raw<FragmentConflict | null>(null);
-  /** What happened to the edit that the user should know (merged, restored, kept as a draft). */
-  note = $state<string | null>(null);
-  /** The draft the edit in the editor is (restored from the cache, or kept just now); null when none. */
-  draft = $state.raw<FragmentDraft | null>(null);
+  /** The edit of the latest revision's config, its save, merge and draft. */
+  readonly edit: EditedConfig<FragmentView, FragmentDraft>;
+  /** The fragment's revisions, newest first. */
+  readonly history: PagedHistory<FragmentHistoryEntry>;
   /** A change being weighed before it is made; null when none. */
   blast = $state.raw<BlastRadius | null>(null);
 
@@ -72,12 +47,6 @@ export class FragmentPage {
   versionError = $state.raw<BridgeError | null>(null);
   /** The shown version's config, for a read-only editor. */
   readonly versionDocument = new ConfigDocument();
-
-  history = $state.raw<readonly FragmentHistoryEntry[]>([]);
-  historyToken = $state('');
-  historyLoading = $state(false);
-  historyError = $state.raw<BridgeError | null>(null);
-  historyFromCache = $state(false);
 
   usage = $state.raw<FragmentUsage | null>(null);
   usageLoading = $state(false);
@@ -98,6 +67,33 @@ export class FragmentPage {
     this.fragmentId = fragmentId;
     this.#notices = options.notices ?? null;
     this.#offline = options.offline ?? (() => false);
+    this.edit = new EditedConfig({
+      what: 'fragment',
+      read: () => bridge.invoke('fragments.get', { fragmentId }),
+      save: (configJson, lastUpdated) => bridge.invoke('fragments.update', { fragmentId, lastUpdated, configJson }),
+      keep: (draft) => bridge.invoke('fragments.saveDraft', { fragmentId, ...draft }),
+      drop: () => bridge.invoke('fragments.dropDraft', { fragmentId }),
+      version: (view) => ({ configJson: view.configJson, lastUpdated: view.fragment.lastUpdated, draft: view.draft }),
+      saved: (view) => {
+        this.#notices?.push('success', `Saved “${view.fragment.name}” as revision ${view.revision}.`);
+        void this.loadHistory();
+        void this.loadUsage();
+      },
+    });
+    this.history = new PagedHistory(
+      (pageSize, pageToken) => bridge.invoke('fragments.history', { fragmentId, pageSize, ...(pageToken ? { pageToken } : {}) }),
+      (entry) => entry.previous?.configJson ?? null,
+    );
+  }
+
+  /** The latest revision's config being edited. */
+  get document(): ConfigDocument {
+    return this.edit.document;
+  }
+
+  /** The latest revision as last read or saved; null until the first answer. */
+  get view(): FragmentView | null {
+    return this.edit.current;
   }
 
   /** The fragment's name as last read, for sentences. */
@@ -107,36 +103,11 @@ export class FragmentPage {
 
   /** Read the latest revision, then its history and users; an edit under way is kept. A kept draft is restored into the editor. */
   async load(): Promise<void> {
-    const read = this.#read.read();
-    this.loading = true;
-    const result = await this.#bridge.invoke('fragments.get', { fragmentId: this.fragmentId });
-    if (!read.current) return;
-    this.loading = false;
-    if (!result.ok) {
-      this.error = result.error;
-      return;
-    }
-    this.error = null;
-    this.view = result.value;
-    if (!this.document.dirty) {
-      const draft = result.value.draft;
-      if (draft) this.#restoreDraft(draft);
-      else {
-        this.document.load(result.value.configJson);
-        this.lastUpdated = result.value.fragment.lastUpdated;
-      }
-    }
+    const result = await this.edit.load();
+    if (!result?.ok) return;
     void this.loadHistory();
     void this.loadUsage();
     if (this.version !== null) void this.#loadVersion(this.version);
-  }
-
-  /** The draft's edit over its base: saving it is conflict-checked against what it started from. */
-  #restoreDraft(draft: FragmentDraft): void {
-    this.draft = draft;
-    this.document.rebase(draft.baseConfigJson, draft.configJson);
-    this.lastUpdated = draft.baseLastUpdated;
-    this.note = `Your unsaved edit from ${formatDateTime(draft.savedAt)} is restored; save to send it, or discard it.`;
   }
 
   /** Show a revision or tag read-only (null: none). */
@@ -164,25 +135,18 @@ export class FragmentPage {
     this.versionDocument.load(result.value.configJson);
   }
 
-  /** Why the edit cannot be saved as it is (errors in the text), or null. */
-  #unsaveable(): string | null {
-    // Checked now, not as of the editor's last pause: the text may have changed since.
-    const errors = this.document.check().filter((p) => p.severity === 'error').length;
-    return errors > 0 ? `Fix the ${errors === 1 ? 'error' : `${errors} errors`} marked in the config first.` : null;
-  }
-
   /**
    * Save, weighed first: offline the edit is kept as a draft; else the machines it reaches are
    * counted and, when there are any, the change waits in `blast` for `confirmBlast()`. None: saved
    * straight on.
    */
   async requestSave(): Promise<void> {
-    if (this.saving || this.lastUpdated === null || this.blast) return;
-    const problem = this.#unsaveable();
-    this.saveError = problem;
+    if (this.edit.saving || this.edit.lastUpdated === null || this.blast) return;
+    const problem = this.edit.unsaveable();
+    this.edit.saveError = problem;
     if (problem) return;
     if (this.#offline()) {
-      await this.keepDraft();
+      await this.edit.keepOffline();
       return;
     }
     const blast = new BlastRadius(this.#bridge, this.fragmentId, { kind: 'save', configJson: this.document.text });
@@ -191,7 +155,7 @@ export class FragmentPage {
     if (this.blast !== blast) return;
     if (blast.error?.kind === 'offline') {
       this.blast = null;
-      await this.keepDraft();
+      await this.edit.keepOffline();
     } else if (!blast.error && blast.machineCount === 0 && blast.usage?.partCount === 0) {
       this.blast = null;
       await this.save();
@@ -215,98 +179,8 @@ export class FragmentPage {
   }
 
   /** Save the edit (`sent`, default the editor's text) checked against what it started from; someone else's save meanwhile is merged. */
-  async save(sent = this.document.text): Promise<Result<FragmentView> | null> {
-    if (this.saving || this.lastUpdated === null) return null;
-    const problem = this.#unsaveable();
-    this.saveError = problem;
-    if (problem) return null;
-    this.saving = true;
-    this.note = null;
-    try {
-      const result = await this.#bridge.invoke('fragments.update', { fragmentId: this.fragmentId, lastUpdated: this.lastUpdated, configJson: sent });
-      if (result.ok) {
-        this.#read.supersede();
-        this.view = result.value;
-        this.lastUpdated = result.value.fragment.lastUpdated;
-        this.document.markSaved(sent);
-        // A save drops the fragment's draft (main does): the one shown is gone too.
-        this.draft = null;
-        this.#notices?.push('success', `Saved “${result.value.fragment.name}” as revision ${result.value.revision}.`);
-        void this.loadHistory();
-        void this.loadUsage();
-      } else if (result.error.kind === 'conflict') await this.#merge(sent);
-      else if (result.error.kind === 'offline') await this.keepDraft();
-      else this.saveError = result.error.message;
-      return result;
-    } finally {
-      this.saving = false;
-    }
-  }
-
-  /** Someone saved since the edit began: merge theirs with it (base: what the edit started from). */
-  async #merge(yours: string): Promise<void> {
-    const theirs = await this.#bridge.invoke('fragments.get', { fragmentId: this.fragmentId });
-    if (!theirs.ok) {
-      this.saveError = `Someone else changed this fragment, and reading their version failed: ${theirs.error.message}`;
-      return;
-    }
-    this.#read.supersede();
-    const merge = await mergeConfigs(this.document.saved, yours, theirs.value.configJson);
-    this.view = theirs.value;
-    if (merge.text !== null) {
-      this.document.rebase(theirs.value.configJson, merge.text);
-      this.lastUpdated = theirs.value.fragment.lastUpdated;
-      this.note = 'Someone else saved this fragment meanwhile. Their changes and yours did not overlap and are merged: review, then save again.';
-      return;
-    }
-    this.conflict = { theirs: theirs.value, resolution: new ConflictResolution(merge) };
-  }
-
-  /** The user settled every conflict: the merged text is their edit of the service's version. */
-  resolve(merged: string): void {
-    const conflict = this.conflict;
-    if (!conflict) return;
-    this.document.rebase(conflict.theirs.configJson, merged);
-    this.lastUpdated = conflict.theirs.fragment.lastUpdated;
-    this.conflict = null;
-    this.note = 'Merged with the version on the service: review, then save.';
-  }
-
-  /** Leave the merge: the edit stays as it was; saving it conflicts again. */
-  cancelMerge(): void {
-    this.conflict = null;
-  }
-
-  /** Keep the edit in the cache (it outlives the app) to save once the service is back. */
-  async keepDraft(): Promise<Result<FragmentDraft> | null> {
-    if (this.lastUpdated === null || !this.document.dirty) return null;
-    const result = await this.#bridge.invoke('fragments.saveDraft', {
-      fragmentId: this.fragmentId,
-      configJson: this.document.text,
-      baseConfigJson: this.document.saved,
-      baseLastUpdated: this.lastUpdated,
-    });
-    if (result.ok) {
-      this.draft = result.value;
-      this.note = 'The service cannot be reached: your edit is kept as a draft on this computer. Save it when the service is back (it is offered then).';
-    } else this.saveError = `The service cannot be reached, and keeping your edit as a draft failed too: ${result.error.message}`;
-    return result;
-  }
-
-  /** Forget the draft and go back to the latest revision as last read. */
-  async discardDraft(): Promise<void> {
-    const result = await this.#bridge.invoke('fragments.dropDraft', { fragmentId: this.fragmentId });
-    if (!result.ok) {
-      this.saveError = `Couldn't discard the draft: ${result.error.message}`;
-      return;
-    }
-    this.draft = null;
-    this.note = null;
-    const view = this.view;
-    if (view) {
-      this.document.load(view.configJson);
-      this.lastUpdated = view.fragment.lastUpdated;
-    }
+  save(sent?: string): Promise<Result<FragmentView> | null> {
+    return this.edit.save(sent);
   }
 
   /** A change of name or visibility (the config stays): a new revision, checked against the fragment as last read. */
@@ -319,11 +193,7 @@ export class FragmentPage {
       if (result.error.kind === 'conflict') void this.load();
       return result;
     }
-    this.#read.supersede();
-    this.view = result.value;
-    // The config did not change: an edit that started from the fragment as read goes on from the new token.
-    if (this.lastUpdated === before) this.lastUpdated = result.value.fragment.lastUpdated;
-    if (!this.document.dirty) this.document.load(result.value.configJson);
+    this.edit.changed(result.value);
     void this.loadHistory();
     return result;
   }
@@ -387,31 +257,17 @@ export class FragmentPage {
 
   #setTags(tags: readonly FragmentTag[]): void {
     const view = this.view;
-    if (view) this.view = { ...view, fragment: { ...view.fragment, tags } };
+    if (view) this.edit.current = { ...view, fragment: { ...view.fragment, tags } };
   }
 
   /** Read the history's first page again, or the next one (`more`). */
-  async loadHistory(more = false): Promise<void> {
-    const read = this.#historyRead.read();
-    this.historyLoading = true;
-    const result = await this.#bridge.invoke('fragments.history', { fragmentId: this.fragmentId, pageSize: HISTORY_PAGE, ...(more && this.historyToken ? { pageToken: this.historyToken } : {}) });
-    if (!read.current) return;
-    this.historyLoading = false;
-    if (!result.ok) {
-      this.historyError = result.error;
-      return;
-    }
-    this.historyError = null;
-    this.history = more ? [...this.history, ...result.value.entries] : result.value.entries;
-    this.historyToken = result.value.nextPageToken;
-    this.historyFromCache = result.value.fromCache;
+  loadHistory(more = false): Promise<void> {
+    return this.history.load(more);
   }
 
   /** The config `entry`'s revision made: the previous state of the entry just newer, or the latest for the newest. */
   after(entry: FragmentHistoryEntry): string {
-    const at = this.history.indexOf(entry);
-    const newer = at > 0 ? this.history[at - 1] : undefined;
-    return newer?.previous ? newer.previous.configJson : (this.view?.configJson ?? '');
+    return this.history.after(entry, this.view?.configJson ?? '');
   }
 
   /** The config before `entry`'s revision: `{}` before the creation. */
@@ -421,8 +277,7 @@ export class FragmentPage {
 
   /** Put a revision's config in the editor as an edit (saved like any other: weighed, conflict-checked). */
   restore(entry: FragmentHistoryEntry): void {
-    this.document.replace(this.after(entry));
-    this.note = `The config of revision ${entry.revision} is in the editor: review, then save to make it the latest again.`;
+    this.edit.restore(this.after(entry), `The config of revision ${entry.revision} is in the editor: review, then save to make it the latest again.`);
   }
 
   /** Read who uses the fragment (the "Used by" list). */
@@ -474,33 +329,16 @@ export class FragmentPage {
     this.deleteError = null;
   }
 
-  /** Whether leaving would lose typing: the edit differs from the latest revision and from the draft kept of it. */
-  get unkept(): boolean {
-    return this.document.dirty && this.draft?.configJson !== this.document.text;
-  }
-
   /** The page is left: offline, an unsaved edit is kept as a draft rather than lost. */
   async leaving(): Promise<void> {
-    if (this.#offline() && this.unkept && configTextProblem(this.document.text) === undefined) await this.keepDraft();
-  }
-
-  /**
-   * While the service cannot be reached, keep the edit as the draft every `everyMs` (when it
-   * changed and is a config): quitting or a crash then loses at most that much of an offline edit.
-   */
-  keepWhileOffline(everyMs = 2_000): void {
-    this.#autosave ??= setInterval(() => {
-      if (this.#offline() && this.unkept && !this.saving && configTextProblem(this.document.text) === undefined) void this.keepDraft();
-    }, everyMs);
+    if (this.#offline() && this.edit.unkept) await this.edit.keepDraft();
   }
 
   /** Another page is shown: nothing of this one answers any more. */
   close(): void {
-    if (this.#autosave !== null) clearInterval(this.#autosave);
-    this.#autosave = null;
-    this.#read.supersede();
+    this.edit.close();
+    this.history.close();
     this.#versionRead.supersede();
-    this.#historyRead.supersede();
     this.#usageRead.supersede();
     this.blast?.close();
   }

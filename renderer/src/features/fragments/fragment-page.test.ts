@@ -110,7 +110,7 @@ describe('a fragment page', () => {
   it('saves straight on when no machine uses it, with its conflict token', async () => {
     const { transport, page } = await setup();
     expect(page.document.text).toBe(base);
-    expect(page.history).toHaveLength(2);
+    expect(page.history.entries).toHaveLength(2);
     page.document.edit(base.replace('"arm"', '"arm-2"'));
     await page.requestSave();
     expect(page.blast).toBeNull();
@@ -172,10 +172,10 @@ describe('a fragment page', () => {
     page.document.edit(base.replace('"name": "arm"', '"name": "mine"'));
     theyChange(base.replace('"name": "lidar"', '"name": "lidar-2"'));
     await page.requestSave();
-    expect(page.note).toMatch(/did not overlap/);
+    expect(page.edit.note).toMatch(/did not overlap/);
     expect(page.document.text).toContain('"lidar-2"');
     expect(page.document.text).toContain('"mine"');
-    expect(page.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
     await page.requestSave();
     expect(transport.callsTo('fragments.update').at(-1)).toMatchObject({ lastUpdated: '2026-11-26T10:02:00.000Z' });
     expect(page.document.dirty).toBe(false);
@@ -184,13 +184,13 @@ describe('a fragment page', () => {
     page.document.edit(now.replace('"name": "base"', '"name": "mine-base"'));
     theyChange(now.replace('"name": "base"', '"name": "their-base"'));
     await page.requestSave();
-    const conflict = page.conflict;
+    const conflict = page.edit.conflict;
     if (!conflict) throw new Error('no conflict');
     conflict.resolution.take('theirs');
-    page.resolve(conflict.resolution.preview().text);
+    page.edit.resolve(conflict.resolution.preview().text);
     expect(page.document.saved).toBe(conflict.theirs.configJson);
     expect(page.document.text).toContain('"their-base"');
-    expect(page.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:02:00.000Z');
   });
 
   it('a new tag is set at once; moving one is weighed with a tag preview first', async () => {
@@ -249,8 +249,8 @@ describe('a fragment page', () => {
     await page.requestSave();
     expect(transport.callsTo('fragments.update')).toEqual([]);
     expect(transport.callsTo('fragments.saveDraft')).toEqual([{ fragmentId: 'f1', configJson: edited, baseConfigJson: base, baseLastUpdated: '2026-11-26T10:00:00.000Z' }]);
-    expect(page.draft?.configJson).toBe(edited);
-    expect(page.note).toMatch(/kept as a draft/);
+    expect(page.edit.draft?.configJson).toBe(edited);
+    expect(page.edit.note).toMatch(/kept as a draft/);
 
     state.offline = false;
     transport.handle('fragments.usage', () => err('offline', 'The service cannot be reached.'));
@@ -274,20 +274,20 @@ describe('a fragment page', () => {
     expect(page.document.text).toBe(draftText);
     expect(page.document.saved).toBe(base);
     expect(page.document.dirty).toBe(true);
-    expect(page.lastUpdated).toBe('2026-11-25T09:00:00.000Z');
-    expect(page.note).toMatch(/Your unsaved edit from .* is restored/);
+    expect(page.edit.lastUpdated).toBe('2026-11-25T09:00:00.000Z');
+    expect(page.edit.note).toMatch(/Your edit of .* kept as a draft .* is in the editor/);
     // The service moved on since the draft's base (same text, newer token): the save conflicts, merges, and is saved against the new token.
     await page.requestSave();
-    expect(page.note).toMatch(/did not overlap/);
+    expect(page.edit.note).toMatch(/did not overlap/);
     await page.requestSave();
     expect(transport.callsTo('fragments.update').at(-1)).toMatchObject({ lastUpdated: '2026-11-26T10:00:00.000Z', configJson: draftText });
-    expect(page.draft).toBeNull();
+    expect(page.edit.draft).toBeNull();
   });
 
   it('discarding a draft goes back to the latest revision', async () => {
     const draft: FragmentDraft = { fragmentId: 'f1', orgId: 'o1', name: 'amr-base', configJson: '{}', baseConfigJson: base, baseLastUpdated: '2026-11-26T10:00:00.000Z', savedAt: '2026-11-25T09:30:00.000Z' };
     const { transport, page } = await setup({ draft });
-    await page.discardDraft();
+    await page.edit.discardDraft();
     expect(transport.callsTo('fragments.dropDraft')).toEqual([{ fragmentId: 'f1' }]);
     expect(page.document.text).toBe(base);
     expect(page.document.dirty).toBe(false);
@@ -295,7 +295,7 @@ describe('a fragment page', () => {
 
   it('history: each entry’s config before and after; restore puts a revision in the editor; a version shows read-only', async () => {
     const { page } = await setup();
-    const [newest, creation] = page.history;
+    const [newest, creation] = page.history.entries;
     if (!newest || !creation) throw new Error('no history');
     expect(page.after(newest)).toBe(base);
     expect(page.before(newest)).toBe('{}');
@@ -317,6 +317,6 @@ describe('a fragment page', () => {
     expect(result.ok).toBe(true);
     expect(page.view?.fragment.name).toBe('amr-base-v2');
     expect(page.document.dirty).toBe(true);
-    expect(page.lastUpdated).toBe('2026-11-26T10:05:00.000Z');
+    expect(page.edit.lastUpdated).toBe('2026-11-26T10:05:00.000Z');
   });
 });

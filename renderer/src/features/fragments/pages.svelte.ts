@@ -7,7 +7,7 @@ import type { ConfigChoices } from '../../lib/config/completion';
 import { param, type RouteMatch } from '../../lib/router/router.svelte';
 import type { Shell } from '../../lib/shell/feature';
 import { FragmentBrowser } from './browser.svelte';
-import { FragmentPage } from './fragment-page.svelte';
+import type { FragmentPage } from './fragment-page.svelte';
 import { fragmentPath, fragmentsPath } from './routes';
 
 export class FragmentPages {
@@ -40,7 +40,11 @@ export class FragmentPages {
     void this.loadDrafts();
   }
 
-  enterFragment(match: RouteMatch): void {
+  /**
+   * Open a fragment's page. Its state (and with it the config kit's document model) is imported
+   * here, on the first visit, not at boot; `signal` says another route was entered meanwhile.
+   */
+  async enterFragment(match: RouteMatch, signal?: AbortSignal): Promise<void> {
     const orgId = param(match, 'orgId');
     const id = param(match, 'id');
     const version = match.query.get('version');
@@ -53,10 +57,17 @@ export class FragmentPages {
       return;
     }
     this.#closePage();
+    const { FragmentPage } = await import('./fragment-page.svelte');
+    if (signal?.aborted || this.orgId !== orgId) return;
+    // Entered again meanwhile (another version of it): that entry's page is this one.
+    if (this.page !== null) {
+      if (this.page.fragmentId === id) this.page.showVersion(version);
+      return;
+    }
     const page = new FragmentPage(this.#shell.bridge, id, { notices: this.#shell.notices, offline: () => this.#shell.offline });
     page.showVersion(version);
     this.page = page;
-    page.keepWhileOffline();
+    page.edit.keepWhileOffline(() => this.#shell.offline);
     void page.load();
     void this.#loadChoices(orgId, id);
   }
@@ -82,7 +93,7 @@ export class FragmentPages {
   /** Whether leaving would lose an edit: the message to confirm, or null. Nothing is lost when the edit is its kept draft, nor offline, where it is kept as a draft instead. */
   unsaved(): string | null {
     const page = this.page;
-    if (!page?.unkept || this.#shell.offline) return null;
+    if (!page?.edit.unkept || this.#shell.offline) return null;
     return `The fragment “${page.name}” has unsaved changes. Leave and lose them?`;
   }
 

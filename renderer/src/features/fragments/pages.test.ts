@@ -43,13 +43,13 @@ describe('the fragment pages', () => {
 
   it('an unsaved edit guards leaving online; offline it is kept as a draft on leaving instead', async () => {
     const online = setup();
-    online.pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
+    await online.pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
     await settle();
     online.pages.page?.document.edit('{"a": 1}');
     expect(online.pages.unsaved()).toMatch(/“amr-base” has unsaved changes/);
 
     const offline = setup(true);
-    offline.pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
+    await offline.pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
     await settle();
     offline.pages.page?.document.edit('{"a": 1}');
     expect(offline.pages.unsaved()).toBeNull();
@@ -61,7 +61,7 @@ describe('the fragment pages', () => {
   it('a fragment showing its kept draft is left without asking; typing on makes it ask again', async () => {
     const { pages, transport } = setup();
     transport.handle('fragments.get', () => ok({ ...view, draft }));
-    pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
+    await pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
     await settle();
     expect(pages.page?.document.text).toBe(draft.configJson);
     expect(pages.unsaved()).toBeNull();
@@ -71,11 +71,11 @@ describe('the fragment pages', () => {
 
   it('the same fragment at another version keeps its page and the edit in it', async () => {
     const { pages } = setup();
-    pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
+    await pages.enterFragment(match({ orgId: 'o1', id: 'f1' }));
     await settle();
     const page = pages.page;
     page?.document.edit('{"a": 1}');
-    pages.enterFragment(match({ orgId: 'o1', id: 'f1' }, 'version=1'));
+    void pages.enterFragment(match({ orgId: 'o1', id: 'f1' }, 'version=1'));
     expect(pages.page).toBe(page);
     expect(page?.version).toBe('1');
     expect(page?.document.text).toBe('{"a": 1}');
