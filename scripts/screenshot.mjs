@@ -3,7 +3,8 @@
  * `node scripts/screenshot.mjs`: the README's screenshots, taken from the real app in browser mode
  * on a first launch (the demo fleet): the fleet tree opened down to a live machine, light and dark;
  * the log viewer tailing a location's machines merged; an organization's training jobs; a part's
- * config in its editor with a change from its history.
+ * config in its editor with a change from its history; a part's effective config with its sources;
+ * an organization's people.
  * Needs a build (`npm run build`) and Chromium (CHROMIUM_PATH or /usr/bin/chromium); run it inside a
  * keyring session (`dbus-run-session -- scripts/with-keyring.sh node scripts/screenshot.mjs`), or the
  * app shows its no-keychain notice.
@@ -79,6 +80,29 @@ try {
   await main.getByRole('heading', { name: 'History', exact: true }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(root, 'docs', 'screenshot-config.png') });
+  // A mezzanine AMR's effective config: blocks marked by the fragment they came from, the mezzanine's
+  // slower speed marked as a mod of the shared base.
+  await row(page, 'Reno Fulfillment Center').click();
+  await open(page, 'Building B');
+  await open(page, 'Mezzanine');
+  // The mezzanine's first machine: the row under it (Floor 1's machines are open above).
+  await row(page, 'Mezzanine').focus();
+  await page.keyboard.press('ArrowDown');
+  const amr = page.getByRole('tree', { name: 'Fleet' }).locator('[role="treeitem"]:focus');
+  await amr.click();
+  await page.getByTestId('machine-fragments').click();
+  await main.getByRole('tree', { name: 'Fragments of the machine' }).waitFor();
+  await main.getByRole('button', { name: 'See the effective config' }).click();
+  await main.getByRole('complementary', { name: 'Where the config comes from' }).waitFor();
+  await main.locator('.cm-mod').first().waitFor();
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(root, 'docs', 'screenshot-effective.png') });
+  // Who has access: Acme's people with their roles at every scope, and the pending invite.
+  await row(page, 'Acme Warehouse Robotics').click();
+  await page.getByTestId('org-people').click();
+  await page.getByTestId('members').waitFor();
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(root, 'docs', 'screenshot-people.png') });
 } finally {
   await browser.close();
   web.kill('SIGTERM');

@@ -429,13 +429,14 @@ type DemoRole = readonly [org: string, on: 'organization' | 'location' | 'robot'
  * The people of the demo fleet: members with roles at every scope (organization, location, machine),
  * one of them in two organizations. They have no keys: `fleet-service --add-user <email>` gives one.
  */
-export const DEMO_USERS: readonly { readonly email: string; readonly name: string; readonly roles: readonly DemoRole[] }[] = [
-  { email: 'dana.whitfield@acme-robotics.example', name: 'Dana Whitfield', roles: [[ACME, 'organization', null, 'owner']] },
-  { email: 'marco.reyes@acme-robotics.example', name: 'Marco Reyes', roles: [[ACME, 'organization', null, 'operator']] },
-  { email: 'jess.park@acme-robotics.example', name: 'Jess Park', roles: [[ACME, 'location', 'Reno Fulfillment Center', 'owner']] },
-  { email: 'sam.okafor@acme-robotics.example', name: 'Sam Okafor', roles: [[ACME, 'location', 'Building A', 'operator']] },
-  { email: 'lena.voss@northfield.example', name: 'Lena Voss', roles: [[NORTHFIELD, 'organization', null, 'owner'], [ACME, 'robot', 'amr-001', 'operator']] },
-  { email: 'tomas.berg@harborline.example', name: 'Tomás Berg', roles: [[HARBORLINE, 'robot', 'tug-001', 'owner'], [HARBORLINE, 'location', 'Yard West', 'operator']] },
+export const DEMO_USERS: readonly { readonly email: string; readonly name: string; readonly roles: readonly DemoRole[]; readonly signedInHoursAgo: number | null }[] = [
+  { email: 'dana.whitfield@acme-robotics.example', name: 'Dana Whitfield', roles: [[ACME, 'organization', null, 'owner']], signedInHoursAgo: 2 },
+  { email: 'marco.reyes@acme-robotics.example', name: 'Marco Reyes', roles: [[ACME, 'organization', null, 'operator']], signedInHoursAgo: 26 },
+  { email: 'jess.park@acme-robotics.example', name: 'Jess Park', roles: [[ACME, 'location', 'Reno Fulfillment Center', 'owner']], signedInHoursAgo: 5 * 24 },
+  // Given a role last week, not signed in yet: what "never" is for.
+  { email: 'sam.okafor@acme-robotics.example', name: 'Sam Okafor', roles: [[ACME, 'location', 'Building A', 'operator']], signedInHoursAgo: null },
+  { email: 'lena.voss@northfield.example', name: 'Lena Voss', roles: [[NORTHFIELD, 'organization', null, 'owner'], [ACME, 'robot', 'amr-001', 'operator']], signedInHoursAgo: 9 },
+  { email: 'tomas.berg@harborline.example', name: 'Tomás Berg', roles: [[HARBORLINE, 'robot', 'tug-001', 'owner'], [HARBORLINE, 'location', 'Yard West', 'operator']], signedInHoursAgo: 3 * 24 },
 ];
 
 /** Pending invites of the demo fleet: one sent by mail (its link was never delivered: resend it), one to be granted at sign-in. */
@@ -633,6 +634,7 @@ function seedDemoPeople(db: Database.Database, orgId: (name: string) => string |
   };
   for (const u of DEMO_USERS) {
     const user = users.create(u.email, u.name, new Date(now.getTime() - 60 * 86_400_000));
+    if (u.signedInHoursAgo !== null) users.recordLogin(user.id, new Date(now.getTime() - u.signedInHoursAgo * 3_600_000));
     for (const r of u.roles) {
       const grant = resolve(r);
       if (grant !== undefined) authorizations.grant({ type: 'user', id: user.id }, grant, now);

@@ -97,6 +97,11 @@ describe('the demo fleet', () => {
     const held = Object.fromEntries(members.map((m) => [m.name, m.authorizations.map((a) => a.authorizationId).join()]));
     expect(held).toMatchObject({ 'Dana Whitfield': 'organization_owner', 'Marco Reyes': 'organization_operator', 'Jess Park': 'location_owner', 'Sam Okafor': 'location_operator', 'Lena Voss': 'robot_operator' });
     expect(invites.map((i) => i.email)).toEqual(['ops-lead@acme-robotics.example']);
+    // Most have signed in lately; the one given a role last week has not yet.
+    const signedIn = Object.fromEntries(members.map((m) => [m.name, m.lastLogin === undefined ? null : Date.now() - m.lastLogin.getTime()]));
+    expect(signedIn['Sam Okafor']).toBeNull();
+    expect(signedIn['Dana Whitfield']).toBeLessThan(3 * 3_600_000);
+    expect(Object.values(signedIn).filter((ago) => ago !== null)).toHaveLength(4);
     const northfield = orgs.find((o) => o.name === 'Northfield Agri-Bots')!.id;
     const people = await appCall(t, 'listOrganizationMembers', { orgId: northfield }, owner);
     expect(people.members.map((m) => m.name)).toEqual(['Lena Voss']);
