@@ -82,7 +82,7 @@ function fieldArbitrary(name: string, defaultValue: unknown): fc.Arbitrary<unkno
   if (name === 'defaultFragments') return fc.option(fc.record({ fragments: fc.array(fc.record({ fragmentId: anyString, version: fc.option(anyString, { nil: undefined }) }), { maxLength: 3 }) }), { nil: undefined });
   if (name === 'numLogEntries') return fc.option(anyNumber, { nil: undefined });
   if (name === 'errorsOnly') return fc.option(fc.boolean(), { nil: undefined });
-  if (name === 'start' || name === 'end') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
+  if (name === 'start' || name === 'end' || name === 'modifiedSince') return fc.option(fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), { nil: undefined });
   if (name === 'types' || name === 'visibilities' || name === 'statuses') return fc.array(anyNumber, { maxLength: 5 });
   // Optional enums and booleans (presence): absent or any value of their type.
   if (name === 'visibility') return typeof defaultValue === 'number' ? anyNumber : fc.option(anyNumber, { nil: undefined });
