@@ -114,10 +114,21 @@ export interface TrainingJobs {
   readonly cursor: IsoTime;
   /** How many jobs the organization has in all: a merged list of another length lost a deletion, and reads the whole list again. */
   readonly total: number;
+  /**
+   * The request's `limit` cut the list: more jobs follow the last one sent, to be asked for with
+   * `after` (that last job). Absent or false: nothing follows.
+   */
+  readonly more?: boolean;
   /** Answered from the cache because the service could not be reached. */
   readonly fromCache: boolean;
   /** When the cached jobs last matched the service; null when never fetched. */
   readonly syncedAt: IsoTime | null;
+}
+
+/** Where a part of a list starts (`training.list`'s `after`): just after this job, in the list's order (created descending, then id; undated jobs last). */
+export interface TrainingListAfter {
+  readonly createdOn: IsoTime | null;
+  readonly id: string;
 }
 
 /** A dataset the service can train on (ListTrainingDatasets). */
@@ -172,8 +183,21 @@ export const trainingRequests = {
    * online (and cached), else the cache. With `since` (a previous answer's `cursor`), only the jobs
    * changed since, of any status (`delta`): main too reads only what changed from the service, so a
    * read costs what changed, not the organization's history.
+   *
+   * A whole read (no `since`) can come in parts, so a page draws its first screenful without waiting
+   * for thousands of jobs: `limit` sends at most that many (the answer says `more` when it cut the
+   * list), and `after` (the last job of the previous part, as `createdOn` and `id`) starts just after
+   * it in the list's order. Both are ignored with `since`: a delta is sent whole.
    */
-  'training.list': z.object({ orgId: id, status, since: z.string().max(40).nullable().default(null) }).strict(),
+  'training.list': z
+    .object({
+      orgId: id,
+      status,
+      since: z.string().max(40).nullable().default(null),
+      limit: z.number().int().min(1).max(100_000).nullable().default(null),
+      after: z.object({ createdOn: z.string().max(40).nullable(), id }).strict().nullable().default(null),
+    })
+    .strict(),
   /** One job: from the service when online, else the cache. */
   'training.get': z.object({ jobId: id }).strict(),
   /** The datasets the organization can train on, recently used first, then newest. Needs the service. */

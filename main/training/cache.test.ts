@@ -63,6 +63,28 @@ describe('training cache', () => {
     expect(datasetsLastUsed(db, 'org-1').get('ds-1')).toBe('2026-11-03T00:00:00.000Z');
   });
 
+  it('reads a list in parts from where the last part stopped, ties by id and undated jobs last, the parts making up the whole list', () => {
+    const db = openCache(':memory:');
+    const day = (d: number) => `2026-11-0${d}T00:00:00.000Z`;
+    putTrainingJobs(db, [job('a', { createdOn: day(3) }), job('b', { createdOn: day(2) }), job('c', { createdOn: day(2) }), job('d', { createdOn: day(1), status: 'failed' }), job('e', { createdOn: null }), job('f', { createdOn: null, status: 'failed' })], AT);
+    const whole = listTrainingJobs(db, 'org-1', null).map((j) => j.id);
+    expect(whole).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    const parts: string[][] = [];
+    let after: { createdOn: string | null; id: string } | null = null;
+    for (;;) {
+      const part = listTrainingJobs(db, 'org-1', null, { limit: 2, after });
+      if (part.length === 0) break;
+      parts.push(part.map((j) => j.id));
+      const last = part.at(-1)!;
+      after = { createdOn: last.createdOn, id: last.id };
+    }
+    expect(parts).toEqual([['a', 'b'], ['c', 'd'], ['e', 'f']]);
+    // The rest at once (no limit), from the middle of a tie and from an undated job; with a status too.
+    expect(listTrainingJobs(db, 'org-1', null, { limit: null, after: { createdOn: day(2), id: 'b' } }).map((j) => j.id)).toEqual(['c', 'd', 'e', 'f']);
+    expect(listTrainingJobs(db, 'org-1', null, { limit: null, after: { createdOn: null, id: 'e' } }).map((j) => j.id)).toEqual(['f']);
+    expect(listTrainingJobs(db, 'org-1', 'failed', { limit: 1, after: { createdOn: day(2), id: 'c' } }).map((j) => j.id)).toEqual(['d']);
+  });
+
   it('reports a watched job that went from active to succeeded or failed once, and nothing for unwatched or unchanged jobs', () => {
     const db = openCache(':memory:');
     expect(putTrainingJobs(db, [job('a', { status: 'running' }), job('b', { status: 'running' })], AT)).toEqual({ changed: true, ended: [] });

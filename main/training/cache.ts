@@ -3,7 +3,7 @@
  * and the jobs the user is notified about. Writes run as cache jobs (jobs.ts); reads are
  * small and stay on the main thread.
  */
-import type { TrainingJob, TrainingStatus, TrainingSummary } from '../../common/training';
+import type { TrainingJob, TrainingListAfter, TrainingStatus, TrainingSummary } from '../../common/training';
 import { ACTIVE_TRAINING_STATUSES } from '../../common/training';
 import { markSynced, syncedAt, type CacheDb } from '../cache/cache';
 import type { CachedJob } from './convert';
@@ -136,12 +136,47 @@ export function setWatched(db: CacheDb, jobId: string, watch: boolean, at: strin
   else db.prepare('DELETE FROM training_watched WHERE job_id = ?').run(jobId);
 }
 
-/** An organization's cached jobs, newest first, optionally of one status. */
-export function listTrainingJobs(db: CacheDb, orgId: string, status: TrainingStatus | null): TrainingJob[] {
-  const rows = status
-    ? (db.prepare(`${SELECT} WHERE j.org_id = ? AND j.status = ? ORDER BY j.created_on DESC, j.id`).all(orgId, status) as Row[])
-    : (db.prepare(`${SELECT} WHERE j.org_id = ? ORDER BY j.created_on DESC, j.id`).all(orgId) as Row[]);
-  return rows.map(fromRow);
+/** A part of a list: at most `limit` jobs (null: all), starting after `after` (null: from the first). */
+export interface TrainingListPart {
+  readonly limit: number | null;
+  readonly after: TrainingListAfter | null;
+}
+
+/**
+ * The SQL condition "comes after `after`" in the order `created_on DESC, id` (SQLite puts NULLs
+ * last when descending), with its parameters: a keyset, so a part is read through the
+ * (org_id, created_on DESC, id) index from where the last one stopped, whatever was added before it.
+ */
+function afterCondition(after: TrainingListAfter): { sql: string; params: string[] } {
+  if (after.createdOn === null) return { sql: ' AND j.created_on IS NULL AND j.id > ?', params: [after.id] };
+  return {
+    sql: ' AND (j.created_on < ? OR (j.created_on = ? AND j.id > ?) OR j.created_on IS NULL)',
+    params: [after.createdOn, after.createdOn, after.id],
+  };
+}
+
+/**
+ * An organization's cached jobs, newest first, optionally of one status; with `part`, only that
+ * part of the list (the first screenful of a page, then the rest).
+ */
+export function listTrainingJobs(db: CacheDb, orgId: string, status: TrainingStatus | null, part: TrainingListPart = { limit: null, after: null }): TrainingJob[] {
+  let sql = `${SELECT} WHERE j.org_id = ?`;
+  const params: (string | number)[] = [orgId];
+  if (status) {
+    sql += ' AND j.status = ?';
+    params.push(status);
+  }
+  if (part.after) {
+    const after = afterCondition(part.after);
+    sql += after.sql;
+    params.push(...after.params);
+  }
+  sql += ' ORDER BY j.created_on DESC, j.id';
+  if (part.limit !== null) {
+    sql += ' LIMIT ?';
+    params.push(part.limit);
+  }
+  return (db.prepare(sql).all(...params) as Row[]).map(fromRow);
 }
 
 /**

@@ -111,14 +111,21 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
   };
 
   return {
-    'training.list': ({ orgId, status, since }) => {
+    'training.list': ({ orgId, status, since, limit, after }) => {
       watcher.wake();
-      /** The cached jobs as the page asked: those changed since its cursor, or all. */
+      /** The cached jobs as the page asked: those changed since its cursor, or all (or the part of them asked for). */
       const answer = (cache: CacheDb, fromCache: boolean, syncedAt: string | null): TrainingJobs => {
         // Taken before reading: a write landing meanwhile is sent again next time, never lost.
         const cursor = new Date().toISOString();
-        const jobs = since === null ? listTrainingJobs(cache, orgId, status) : changedTrainingJobs(cache, orgId, new Date(Date.parse(since) - MODIFIED_SKEW_MS).toISOString());
-        return { orgId, jobs, delta: since !== null, cursor, total: countTrainingJobs(cache, orgId), fromCache, syncedAt };
+        const total = countTrainingJobs(cache, orgId);
+        if (since !== null) {
+          const jobs = changedTrainingJobs(cache, orgId, new Date(Date.parse(since) - MODIFIED_SKEW_MS).toISOString());
+          return { orgId, jobs, delta: true, cursor, total, more: false, fromCache, syncedAt };
+        }
+        // One more than asked tells whether anything follows, without counting what follows.
+        const jobs = listTrainingJobs(cache, orgId, status, { limit: limit === null ? null : limit + 1, after });
+        const more = limit !== null && jobs.length > limit;
+        return { orgId, jobs: more ? jobs.slice(0, limit) : jobs, delta: false, cursor, total, more, fromCache, syncedAt };
       };
       return readThrough<TrainingJobs>(
         connection,

@@ -100,6 +100,22 @@ describe('training jobs in the cache', () => {
     expect(summary.byOrg[orgId]?.running ?? 0).toBe(cached);
   });
 
+  it('sends a whole list in parts when asked: the first jobs with `more`, then the rest after the last one, together the whole list', async () => {
+    const whole = await app.value('training.list', { orgId });
+    expect(whole.more).toBe(false);
+    const first = await app.value('training.list', { orgId, limit: 2 });
+    expect(first).toMatchObject({ delta: false, more: true, total: whole.total });
+    expect(first.jobs.map((j) => j.id)).toEqual(whole.jobs.slice(0, 2).map((j) => j.id));
+    const last = first.jobs.at(-1)!;
+    const rest = await app.value('training.list', { orgId, after: { createdOn: last.createdOn, id: last.id } });
+    expect(rest.more).toBe(false);
+    expect([...first.jobs, ...rest.jobs].map((j) => j.id)).toEqual(whole.jobs.map((j) => j.id));
+    // A delta is sent whole: the limit does not cut it.
+    const delta = await app.value('training.list', { orgId, since: '2000-01-01T00:00:00.000Z', limit: 1 });
+    expect(delta).toMatchObject({ delta: true, more: false });
+    expect(delta.jobs.length).toBe(whole.jobs.length);
+  });
+
   it('offers the organization’s datasets with names, sizes and labels, and the models with their versions taken and the next one proposed', async () => {
     const datasets = await app.value('training.datasets', { orgId });
     expect(datasets.length).toBeGreaterThan(1);

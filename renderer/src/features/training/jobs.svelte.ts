@@ -4,7 +4,7 @@
  */
 import type { FleetBridge } from '../../../../common/bridge';
 import type { BridgeError, Result } from '../../../../common/result';
-import type { TrainingJob, TrainingJobs, TrainingStatus } from '../../../../common/training';
+import type { TrainingJob, TrainingJobs, TrainingListAfter, TrainingStatus } from '../../../../common/training';
 import { Latest } from '../../lib/state/latest';
 import { jobFinal } from './labels';
 
@@ -52,10 +52,18 @@ export function mergeJobs(jobs: readonly TrainingJob[], changed: readonly Traini
 }
 
 /**
+ * How many jobs a page's first read asks for: a screenful and then some, so the table draws at once
+ * however many jobs the organization has; the rest follows in the background.
+ */
+export const FIRST_PART = 100;
+
+/**
  * One organization's training page: its jobs (newest first), the status shown, and the jobs selected
- * to delete. The whole list is read once; after that each read asks main only for what changed since
- * the last one (`since`) and merges it, so a page of thousands of finished jobs costs what changed.
- * The status filter applies here, over the list held.
+ * to delete. The whole list is read once, in two parts: the first FIRST_PART jobs (drawn at once),
+ * then the rest after the last of them, merged in by id (`partial` until then). After that each read
+ * asks main only for what changed since the last one (`since`) and merges it, so a page of thousands
+ * of finished jobs costs what changed. The status filter and "select every finished job" apply here,
+ * over the jobs held, and take in the rest when it arrives.
  */
 export class TrainingList {
   readonly orgId: string;
@@ -71,6 +79,10 @@ export class TrainingList {
   loaded = $state(false);
   loading = $state(false);
   error = $state.raw<BridgeError | null>(null);
+  /** Only the first part of the list is held: the rest is on its way (or failed: the next `load` asks again). */
+  partial = $state(false);
+  /** How many jobs the organization has in all, as main last said. */
+  total = $state(0);
   /** Finished jobs ticked for "Delete selected". */
   selected = $state.raw<readonly string[]>([]);
   /** What the last delete could not delete. */
@@ -81,6 +93,14 @@ export class TrainingList {
   #again = false;
   /** Main's cursor after the last read merged: the next read asks only for what changed after it. */
   #cursor: string | null = null;
+  /** While `partial`: the last job of the first part, where the rest starts. */
+  #after: TrainingListAfter | null = null;
+  /** The read of the rest is on its way. */
+  #resting = false;
+  /** Jobs deleted while `partial`: the rest, read before, must not bring them back. */
+  readonly #dropped = new Set<string>(); // eslint-disable-line svelte/prefer-svelte-reactivity -- bookkeeping, never shown
+  /** "Select every finished job" is ticked: the finished jobs of the rest are ticked as they arrive. */
+  #allTicked = false;
 
   constructor(bridge: FleetBridge, orgId: string) {
     this.#bridge = bridge;
@@ -93,8 +113,10 @@ export class TrainingList {
     const read = this.#latest.read();
     this.loading = true;
     const since = this.#cursor;
-    let result = await this.#bridge.invoke('training.list', { orgId: this.orgId, status: null, since });
-    if (read.newest && read.current && result.ok && result.value.delta && mergeJobs(this.all, result.value.jobs).length !== result.value.total) {
+    // Nothing held yet: the first part only, so the table draws without waiting for thousands of jobs.
+    let result = await this.#bridge.invoke('training.list', since === null ? { orgId: this.orgId, status: null, since, limit: FIRST_PART } : { orgId: this.orgId, status: null, since });
+    // While partial the list is shorter than the total by design: the rest, not a deletion.
+    if (read.newest && read.current && result.ok && result.value.delta && !this.partial && mergeJobs(this.all, result.value.jobs).length !== result.value.total) {
       // A job went that no delta names (deleted elsewhere): the whole list once.
       result = await this.#bridge.invoke('training.list', { orgId: this.orgId, status: null, since: null });
     }
@@ -106,6 +128,8 @@ export class TrainingList {
     else {
       this.error = null;
       this.all = result.value.delta ? mergeJobs(this.all, result.value.jobs) : result.value.jobs;
+      if (!result.value.delta) this.#startPart(result.value);
+      this.total = result.value.total;
       this.#cursor = result.value.cursor;
       this.fromCache = result.value.fromCache;
       this.syncedAt = result.value.syncedAt;
@@ -118,7 +142,47 @@ export class TrainingList {
       this.#again = false;
       void this.load();
     }
+    if (this.partial) void this.#rest();
     return result;
+  }
+
+  /** A whole read was put in place: partial when main cut it (the rest starts after its last job), else complete. */
+  #startPart(answer: TrainingJobs): void {
+    const last = answer.jobs.at(-1);
+    this.partial = answer.more === true && last !== undefined;
+    this.#after = this.partial && last ? { createdOn: last.createdOn, id: last.id } : null;
+    this.#dropped.clear();
+  }
+
+  /**
+   * Read the rest of a partial list and add the jobs not held. Jobs already held stay as they are:
+   * deltas and actions put them since, and what changed after this read comes with the next delta
+   * (its cursor was taken before the first part was read).
+   */
+  async #rest(): Promise<void> {
+    const after = this.#after;
+    if (this.#resting || after === null) return;
+    this.#resting = true;
+    const result = await this.#bridge.invoke('training.list', { orgId: this.orgId, status: null, since: null, after });
+    this.#resting = false;
+    // A whole read replaced the list meanwhile: this rest belongs to another.
+    if (this.#after !== after) return;
+    if (!result.ok) {
+      this.error = result.error;
+      return;
+    }
+    const held = new Set(this.all.map((j) => j.id)); // eslint-disable-line svelte/prefer-svelte-reactivity -- built and read at once, never state
+    const added = result.value.jobs.filter((j) => !held.has(j.id) && !this.#dropped.has(j.id));
+    this.all = mergeJobs(this.all, added);
+    this.total = result.value.total;
+    this.partial = false;
+    this.#after = null;
+    this.#dropped.clear();
+    this.error = null;
+    if (this.#allTicked) {
+      const ticked = added.filter((j) => jobFinal(j) && (this.status === null || j.status === this.status)).map((j) => j.id);
+      if (ticked.length > 0) this.selected = [...this.selected, ...ticked];
+    }
   }
 
   /** Read again for an event: folded into the read on its way, if any (a busy poll never piles up reads). */
@@ -138,12 +202,14 @@ export class TrainingList {
   toggle(jobId: string, on = !this.isSelected(jobId)): void {
     const job = this.jobs.find((j) => j.id === jobId);
     if (on && (!job || !jobFinal(job))) return;
+    if (!on) this.#allTicked = false;
     this.selected = on ? [...this.selected.filter((id) => id !== jobId), jobId] : this.selected.filter((id) => id !== jobId);
   }
 
   /** Tick every finished job, or none. */
   selectAll(on: boolean): void {
     this.selected = on ? this.deletable.map((j) => j.id) : [];
+    this.#allTicked = on;
   }
 
   /** A job as an action answered it: newer than any read already on its way, which is then dropped. */
@@ -155,6 +221,7 @@ export class TrainingList {
 
   drop(jobIds: readonly string[]): void {
     const gone = new Set(jobIds); // eslint-disable-line svelte/prefer-svelte-reactivity -- built and read at once, never state
+    if (this.partial) for (const id of jobIds) this.#dropped.add(id);
     this.all = this.all.filter((j) => !gone.has(j.id));
     this.selected = this.selected.filter((id) => !jobIds.includes(id));
   }

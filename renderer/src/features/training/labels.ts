@@ -79,3 +79,15 @@ export function endedMessage(job: TrainingJob): { title: string; body: string } 
   }
   return { title: `Training ${TRAINING_STATUS_LABEL[job.status].toLowerCase()}: ${what}`, body: '' };
 }
+
+/**
+ * The line over the jobs table: how many jobs it shows (of the status asked for) and how many are
+ * ticked; while only the first part of the list is held (`partial`), that it is and of how many in all,
+ * so a count that is still growing is not read as the organization's.
+ */
+export function jobCountLabel(shown: number, status: TrainingStatus | null, selected: number, partial: boolean, total: number): string {
+  const jobs = shown === 1 ? '1 job' : `${shown.toLocaleString()} jobs`;
+  const which = status ? ` ${TRAINING_STATUS_LABEL[status].toLowerCase()}` : '';
+  const loading = partial ? ` so far — loading the rest of ${total.toLocaleString()} jobs…` : '';
+  return `${jobs}${which}${loading}${selected > 0 ? ` · ${selected} selected` : ''}`;
+}

@@ -4,6 +4,7 @@ import type { TrainingJob } from '../../../../common/training';
 import { deferred, fakeBridge, settle } from '../../lib/testing/fake-transport';
 import { endedJob, trainingDataset, trainingJob, trainingModel, trainingScript, trainingSummary } from '../../lib/testing/fixtures';
 import { Notices } from '../../lib/state/notices.svelte';
+import { FIRST_PART } from './jobs.svelte';
 import { TrainingStore } from './store.svelte';
 import type { Notifier, NotifyPermission } from './notifier';
 
@@ -109,6 +110,122 @@ describe('the training page reads only what changed', () => {
     await list.load();
     expect(transport.callsTo('training.list').slice(-2).map((r) => (r as { since: string | null }).since)).toEqual(['2026-11-25T10:05:00.000Z', null]);
     expect(list.all.map((j) => j.id)).toEqual(kept.map((j) => j.id));
+  });
+});
+
+describe('the training page reads a long list in two parts', () => {
+  /** 250 jobs, newest first: the newest running, then finished ones (every third failed). */
+  const many = Array.from({ length: 250 }, (_, i) =>
+    i === 0
+      ? trainingJob('big', '250', { createdOn: '2026-11-26T00:00:00.000Z' })
+      : endedJob(i % 3 === 0 ? 'failed' : 'succeeded', 'big', `${250 - i}`, { createdOn: new Date(Date.parse('2026-11-26T00:00:00.000Z') - i * 60_000).toISOString() }),
+  );
+  const after = (job: TrainingJob) => ({ createdOn: job.createdOn, id: job.id });
+
+  /** Main as the page sees it: the first part cut at `limit` with `more`, the rest after a job; the rest's answer waits for `rest`. */
+  function partsOf(transport: ReturnType<typeof setup>['transport'], all: readonly TrainingJob[], rest: Promise<unknown>) {
+    transport.handle('training.list', async (r) => {
+      if (r.since !== null) return ok({ ...jobs([]), delta: true, total: all.length, cursor: '2026-11-26T09:00:00.000Z' });
+      if (r.after) {
+        await rest;
+        const from = all.findIndex((j) => j.id === r.after?.id) + 1;
+        return ok(jobs(all.slice(from)));
+      }
+      const limit = r.limit ?? all.length;
+      return ok({ ...jobs(all.slice(0, limit)), total: all.length, more: all.length > limit });
+    });
+  }
+
+  it('draws the first part at once, says so, and merges the rest after its last job when it arrives', async () => {
+    const { transport, store } = setup();
+    const rest = deferred<null>();
+    partsOf(transport, many, rest.promise);
+    const list = store.show('org-acme');
+    await settle();
+    expect(transport.callsTo('training.list')[0]).toEqual({ orgId: 'org-acme', status: null, since: null, limit: FIRST_PART });
+    expect(list.loaded).toBe(true);
+    expect(list.partial).toBe(true);
+    expect(list.total).toBe(250);
+    expect(list.all.map((j) => j.id)).toEqual(many.slice(0, FIRST_PART).map((j) => j.id));
+    expect(transport.callsTo('training.list')[1]).toEqual({ orgId: 'org-acme', status: null, since: null, after: after(many[FIRST_PART - 1]!) });
+    rest.resolve(null);
+    await settle();
+    expect(list.partial).toBe(false);
+    expect(list.all.map((j) => j.id)).toEqual(many.map((j) => j.id));
+    // Complete: the next read is a delta, and the whole list is not asked for again.
+    await list.load();
+    expect(transport.callsTo('training.list')).toHaveLength(3);
+    expect((transport.callsTo('training.list')[2] as { since: string | null }).since).toBe('2026-11-25T10:05:00.000Z');
+  });
+
+  it('while the rest loads, a delta is merged without reading the whole list, and the rest neither undoes what the delta or a delete did nor brings a deleted job back', async () => {
+    const { transport, store } = setup();
+    const rest = deferred<null>();
+    partsOf(transport, many, rest.promise);
+    const list = store.show('org-acme');
+    await settle();
+    const moved = trainingJob('big', '250', { createdOn: '2026-11-26T00:00:00.000Z', progressPercent: 70 });
+    // A job of the rest changed: the delta brings it first; the rest, read before, has the older one.
+    const late = { ...many[200]!, syncedModelId: 'acme:big-renamed' };
+    transport.handle('training.list', async (r) => {
+      if (r.since !== null) return ok({ ...jobs([moved, late]), delta: true, total: 250, cursor: '2026-11-26T09:00:00.000Z' });
+      await rest.promise;
+      return ok(jobs(many.slice(FIRST_PART)));
+    });
+    await list.load();
+    expect(transport.callsTo('training.list').filter((r) => (r as { since: string | null }).since === null && !(r as { after?: unknown }).after)).toHaveLength(1);
+    expect(list.all[0]?.progressPercent).toBe(70);
+    transport.handle('training.delete', { deleted: [many[150]!.id], failed: [] });
+    await store.delete([many[150]!.id]);
+    rest.resolve(null);
+    await settle();
+    expect(list.partial).toBe(false);
+    expect(list.all).toHaveLength(249);
+    expect(list.all.some((j) => j.id === many[150]!.id)).toBe(false);
+    expect(list.all.find((j) => j.id === late.id)?.syncedModelId).toBe('acme:big-renamed');
+    expect(list.all[0]?.progressPercent).toBe(70);
+  });
+
+  it('filters and ticks "every finished job" over what is held, and takes in the finished jobs of the rest when it arrives', async () => {
+    const { transport, store } = setup();
+    const rest = deferred<null>();
+    partsOf(transport, many, rest.promise);
+    const list = store.show('org-acme');
+    await settle();
+    await list.load('failed');
+    expect(list.jobs.every((j) => j.status === 'failed')).toBe(true);
+    const firstFailed = list.jobs.length;
+    list.selectAll(true);
+    expect(list.selected).toHaveLength(firstFailed);
+    rest.resolve(null);
+    await settle();
+    const failed = many.filter((j) => j.status === 'failed').map((j) => j.id);
+    expect(list.jobs.map((j) => j.id)).toEqual(failed);
+    expect([...list.selected].sort()).toEqual([...failed].sort());
+    // Unticking one stops taking in: "select every" is no longer what the user asked for.
+    list.toggle(failed[0]!, false);
+    expect(list.selected).toHaveLength(failed.length - 1);
+  });
+
+  it('keeps a failed rest to show, the first part still shown, and asks for it again on the next read', async () => {
+    const { transport, store } = setup();
+    let restFails = true;
+    transport.handle('training.list', (r) => {
+      if (r.since !== null) return ok({ ...jobs([]), delta: true, total: 250, cursor: '2026-11-26T09:00:00.000Z' });
+      if (r.after) return restFails ? err('offline', 'The service cannot be reached.') : ok(jobs(many.slice(FIRST_PART)));
+      return ok({ ...jobs(many.slice(0, FIRST_PART)), total: 250, more: true });
+    });
+    const list = store.show('org-acme');
+    await settle();
+    expect(list.partial).toBe(true);
+    expect(list.error?.message).toBe('The service cannot be reached.');
+    expect(list.all).toHaveLength(FIRST_PART);
+    restFails = false;
+    await list.load();
+    await settle();
+    expect(list.partial).toBe(false);
+    expect(list.error).toBeNull();
+    expect(list.all).toHaveLength(250);
   });
 });
 
@@ -345,7 +462,7 @@ describe('ended jobs', () => {
     transport.emit('training.open', { orgId: 'org-b', jobId: 'job-x' });
     expect(store.page).toEqual({ orgId: 'org-b', jobId: 'job-x' });
     await settle();
-    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-b', status: null, since: null });
+    expect(transport.callsTo('training.list').at(-1)).toEqual({ orgId: 'org-b', status: null, since: null, limit: FIRST_PART });
     expect(transport.callsTo('training.get')).toEqual([{ jobId: 'job-x' }]);
   });
 
