@@ -147,6 +147,11 @@ describe('the cache worker', () => {
     (broken.machines[0] as { name: unknown }).name = null;
     await expect(worker.run('replaceFleet', 'a', broken, at)).rejects.toThrow(/NOT NULL/);
     expect((await worker.run('readTree', 'a')).machines).toHaveLength(3);
+    // The head and its parts, on the tree reader: the same stamp, parts laid out over its machines.
+    const head = await worker.run('readTreeColumns', 'a', false);
+    const parts = await worker.run('readTreeParts', 'a');
+    expect(parts.stamp).toBe(head.stamp);
+    expect(fleetTreeFromColumns({ ...head, ...parts })).toEqual(await worker.run('readTree', 'a'));
     await worker.close();
     await expect(worker.run('readTree', 'a')).rejects.toThrow(/closed/);
   });
