@@ -28,6 +28,11 @@
  *   from the moment the page sends the organization's tree call (the data path and the drawing,
  *   without the page's own boot), and main's event-loop lag is sampled over each backend's life
  *   (lag-probe.mjs, preloaded into it), so a change that moves work onto main's thread shows.
+ * - The tree's data path (#20), printed, not judged: on the quiet cache, a fresh tree reader's
+ *   answer time worker → main for the head (`parts: false`), for its parts after it
+ *   (`readTreeParts`) and for the whole tree in one answer, with their JSON sizes, and the page's
+ *   work on each (JSON.parse, the check, the index; the parts onto the head's index) in Node's V8:
+ *   the reader's share of a cold open told apart from the page's.
  *
  *   npm run bench -- tree
  */
@@ -38,6 +43,10 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { chromiumArgs } from '../test/e2e/fixtures';
 import { addPlainList, buildApp, openApp, scrollFrames, startWeb, verdict, type Web } from './browser';
+import { fleetTreeFromColumns, partsFromColumns, type FleetColumns, type FleetPartColumns, type FleetTree } from '../common/locations';
+import type { TreePart } from '../common/machines';
+import { CacheWorker } from '../main/cache/worker-client';
+import { indexTree, withParts } from '../renderer/src/lib/fleet/fleet-index';
 import { machine, ms, percentile, startServiceProcess } from './lib';
 
 const MACHINES = 10_000;
@@ -232,6 +241,68 @@ async function expandTimes(page: Page, name: string, expectRowsAtLeast: number):
 
 const median = (v: readonly number[]) => percentile(v, 50);
 
+/** Rounds of the reader's and the page's work measured in Node. */
+const READS = 5;
+
+/** What the tree reader answers in (worker → main) and what the page then does with it, per form of a cold start's tree. */
+interface TreePath {
+  /** From the call in main to the answer in main: the reader's read and the clone to main. */
+  readonly head: number[];
+  readonly parts: number[];
+  readonly whole: number[];
+  /** Bytes of JSON on the wire. */
+  readonly headBytes: number;
+  readonly partsBytes: number;
+  readonly wholeBytes: number;
+  /** The page's work in Node's V8: JSON.parse, fleetTreeFromColumns and indexTree (whole; head), partsFromColumns and withParts (parts). */
+  readonly pageHead: number[];
+  readonly pageParts: number[];
+  readonly pageWhole: number[];
+}
+
+/**
+ * The data path of a cold start's tree, part by part, without the backend's start, the connect's
+ * sync or the page's boot around it: a fresh tree reader per round (nothing kept ready), warmed on
+ * another organization's tree, then the head and its parts as the page asks for them, and, on
+ * another fresh reader, the whole tree in one answer; then the page's work on each answer, in Node.
+ */
+async function treePath(cachePath: string, orgId: string, warmOrgId: string): Promise<TreePath> {
+  const entry = join(import.meta.dirname, '..', 'out', 'main', 'cache-worker.js');
+  const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+    const start = performance.now();
+    const value = await work();
+    return [value, performance.now() - start];
+  };
+  const out = { head: [] as number[], parts: [] as number[], whole: [] as number[], pageHead: [] as number[], pageParts: [] as number[], pageWhole: [] as number[], headBytes: 0, partsBytes: 0, wholeBytes: 0 };
+  for (let i = 0; i < READS; i++) {
+    const twoStep = new CacheWorker(cachePath, { entry });
+    await twoStep.run('readTreeColumns', warmOrgId, true);
+    const [head, headMs] = await timed(() => twoStep.run('readTreeColumns', orgId, false));
+    const [parts, partsMs] = await timed(() => twoStep.run('readTreeParts', orgId));
+    await twoStep.close();
+    const oneStep = new CacheWorker(cachePath, { entry });
+    await oneStep.run('readTreeColumns', warmOrgId, true);
+    const [whole, wholeMs] = await timed(() => oneStep.run('readTreeColumns', orgId, true));
+    await oneStep.close();
+    out.head.push(headMs);
+    out.parts.push(partsMs);
+    out.whole.push(wholeMs);
+    const [headJson, partsJson, wholeJson] = [JSON.stringify(head), JSON.stringify(parts), JSON.stringify(whole)];
+    [out.headBytes, out.partsBytes, out.wholeBytes] = [headJson.length, partsJson.length, wholeJson.length];
+    const [headIndex, pageHeadMs] = await timed(async () => indexTree(fleetTreeFromColumns(JSON.parse(headJson) as FleetColumns) as FleetTree));
+    const [completed, pagePartsMs] = await timed(async () => {
+      const got = JSON.parse(partsJson) as FleetPartColumns;
+      return withParts(headIndex, partsFromColumns(got, headIndex.tree.machines.length) as TreePart[][], got.syncedAt);
+    });
+    const [wholeIndex, pageWholeMs] = await timed(async () => indexTree(fleetTreeFromColumns(JSON.parse(wholeJson) as FleetColumns) as FleetTree));
+    if (parts.stamp !== head.stamp || completed.flat.length !== wholeIndex.flat.length) throw new Error('the head and its parts do not make the whole tree');
+    out.pageHead.push(pageHeadMs);
+    out.pageParts.push(pagePartsMs);
+    out.pageWhole.push(pageWholeMs);
+  }
+  return out;
+}
+
 /**
  * Type QUERY into `field` TYPINGS times (emptied in between), a key every 250 ms; per key of the
  * query, the median of its times over the typings (the first typing also pays for the JIT warming up).
@@ -270,8 +341,11 @@ async function main(): Promise<void> {
     smallCache.close();
     const bigCache = new Database(join(userDataDir, 'profiles', 'local', 'cache.sqlite'));
     const bigOrg = orgOf(bigCache, MEGAFLEET);
+    const warmOrgId = orgOf(bigCache, SMALL).orgId;
     rememberExpanded(bigCache, bigOrg.keys);
     bigCache.close();
+    // The tree's data path alone, on the quiet cache (the app is not running).
+    const path = await treePath(join(userDataDir, 'profiles', 'local', 'cache.sqlite'), bigOrg.orgId, warmOrgId);
     const smallCold = await coldOpens(browser, smallDataDir, smallOrg);
     const bigCold = await coldOpens(browser, userDataDir, bigOrg);
 
@@ -344,6 +418,10 @@ async function main(): Promise<void> {
     console.log(`  main's event-loop lag over each backend's life, ${MEGAFLEET} opens: p99 ${bigCold.lagP99.map(ms).join(', ')}, max ${bigCold.lagMax.map(ms).join(', ')} (${SMALL}: p99 ${smallCold.lagP99.map(ms).join(', ')}, max ${smallCold.lagMax.map(ms).join(', ')})`);
     const fromCall = (name: string, big: number[], small: number[]) =>
       console.log(`  tree call → ${name} at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(big))}, ${(median(big) / median(small)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(small))})`);
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+    const spread = (v: readonly number[]) => `${ms(median(v))} (${ms(Math.min(...v))}–${ms(Math.max(...v))})`;
+    console.log(`  the tree's data path at ${bigOrg.machines.toLocaleString('en')} machines, median (range) of ${READS} fresh readers, no sync beside: reader → main, head ${spread(path.head)} (${mb(path.headBytes)} of JSON), its parts after it ${spread(path.parts)} (${mb(path.partsBytes)}), the whole tree in one ${spread(path.whole)} (${mb(path.wholeBytes)})`);
+    console.log(`  the page's work on them, in Node (parse, check, index): head ${spread(path.pageHead)}, its parts onto it ${spread(path.pageParts)}; the whole tree in one ${spread(path.pageWhole)}`);
     fromCall('first screenful drawn', bigCold.screenfulFromCall, smallCold.screenfulFromCall);
     fromCall('whole tree searchable', bigCold.searchableFromCall, smallCold.searchableFromCall);
     console.log(`  expand ${SMALL} (${small.machines} machines): median ${ms(median(smallRenders))} (${smallRenders.map(ms).join(', ')})`);

@@ -75,7 +75,22 @@ export interface FleetColumns {
   readonly partLastAccess: readonly (IsoTime | null)[];
   /** Per part: {@link PART_MAIN} | {@link PART_RESTART}. */
   readonly partFlags: readonly number[];
+  /**
+   * A digest of the locations and machines as read (every column above but the parts'): a
+   * `locations.treeParts` answer with the same stamp lays its parts out over exactly these
+   * machines. Absent from answers of a main that predates it.
+   */
+  readonly stamp?: string;
 }
+
+/**
+ * What `locations.treeParts` answers: the part columns of {@link FleetColumns} alone, with the part
+ * counts per machine (in the order of the machines of the head it completes) and the stamp of the
+ * locations and machines they were read with. A cold start draws its first screenful from the head
+ * (`locations.treeColumns` with `parts: false`) and completes it with these, so the whole tree
+ * costs one read of the locations and machines on the wire, not two.
+ */
+export type FleetPartColumns = Pick<FleetColumns, 'orgId' | 'syncedAt' | 'machinePartCounts' | 'partIds' | 'partNames' | 'partFqdns' | 'partLastAccess' | 'partFlags'> & { readonly stamp: string };
 
 /** `FleetColumns.partFlags` bit: the machine's main part. */
 export const PART_MAIN = 1;
@@ -107,6 +122,40 @@ export function fleetColumns(tree: FleetTree): FleetColumns {
 
 const isStrings = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'string');
 
+/** The columns that hold parts, in FleetColumns and FleetPartColumns alike. */
+type PartColumns = Pick<FleetColumns, 'machinePartCounts' | 'partIds' | 'partNames' | 'partFqdns' | 'partLastAccess' | 'partFlags'>;
+
+/**
+ * Each of `machines` machines' parts (in machine order), or an error message when the part columns
+ * are not well formed (see {@link fleetTreeFromColumns}).
+ */
+export function partsFromColumns(c: PartColumns, machines: number): TreePart[][] | string {
+  if (typeof c !== 'object' || c === null) return 'the parts are missing';
+  if (!Array.isArray(c.machinePartCounts) || c.machinePartCounts.length !== machines || !c.machinePartCounts.every((n) => Number.isInteger(n) && n >= 0)) return 'the part counts are malformed';
+  const np = Array.isArray(c.partIds) ? c.partIds.length : -1;
+  if (![c.partIds, c.partNames, c.partFqdns].every((col) => isStrings(col, np))) return 'the part columns are malformed';
+  if (!Array.isArray(c.partLastAccess) || c.partLastAccess.length !== np || !c.partLastAccess.every((t) => t === null || typeof t === 'string')) return 'the part access times are malformed';
+  if (!Array.isArray(c.partFlags) || c.partFlags.length !== np || !c.partFlags.every((f) => Number.isInteger(f))) return 'the part flags are malformed';
+  if (c.machinePartCounts.reduce((a, b) => a + b, 0) !== np) return 'the part counts do not add up';
+  // Lengths and types are checked above: the defaults below never apply.
+  const out: TreePart[][] = new Array<TreePart[]>(machines);
+  for (let i = 0, p = 0; i < machines; i++) {
+    const parts: TreePart[] = new Array<TreePart>(c.machinePartCounts[i] ?? 0);
+    for (let j = 0; j < parts.length; j++, p++) {
+      const flags = c.partFlags[p] ?? 0;
+      parts[j] = { id: c.partIds[p] ?? '', name: c.partNames[p] ?? '', mainPart: (flags & PART_MAIN) !== 0, fqdn: c.partFqdns[p] ?? '', lastAccess: c.partLastAccess[p] ?? null, markedForRestart: (flags & PART_RESTART) !== 0 };
+    }
+    out[i] = parts;
+  }
+  return out;
+}
+
+/** The part columns of a tree with the stamp given (the inverse of {@link partsFromColumns}; test fakes use it). */
+export function treePartColumns(tree: FleetTree, stamp: string): FleetPartColumns {
+  const { orgId, syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags } = fleetColumns(tree);
+  return { orgId, syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags, stamp };
+}
+
 /**
  * The FleetTree the columns stand for, or an error message when they are not well formed (columns
  * of different lengths, a value of the wrong type, part counts that do not add up): the renderer
@@ -119,26 +168,15 @@ export function fleetTreeFromColumns(c: FleetColumns): FleetTree | string {
   if (!Array.isArray(c.locationSharedWith) || c.locationSharedWith.length !== nl || !c.locationSharedWith.every((s) => isStrings(s, Array.isArray(s) ? s.length : -1))) return 'the location shares are malformed';
   const nm = Array.isArray(c.machineIds) ? c.machineIds.length : -1;
   if (![c.machineIds, c.machineNames, c.machineLocations].every((col) => isStrings(col, nm))) return 'the machine columns are malformed';
-  if (!Array.isArray(c.machinePartCounts) || c.machinePartCounts.length !== nm || !c.machinePartCounts.every((n) => Number.isInteger(n) && n >= 0)) return 'the part counts are malformed';
-  const np = Array.isArray(c.partIds) ? c.partIds.length : -1;
-  if (![c.partIds, c.partNames, c.partFqdns].every((col) => isStrings(col, np))) return 'the part columns are malformed';
-  if (!Array.isArray(c.partLastAccess) || c.partLastAccess.length !== np || !c.partLastAccess.every((t) => t === null || typeof t === 'string')) return 'the part access times are malformed';
-  if (!Array.isArray(c.partFlags) || c.partFlags.length !== np || !c.partFlags.every((f) => Number.isInteger(f))) return 'the part flags are malformed';
-  if (c.machinePartCounts.reduce((a, b) => a + b, 0) !== np) return 'the part counts do not add up';
+  const parts = partsFromColumns(c, nm);
+  if (typeof parts === 'string') return parts;
   // Lengths and types are checked above: the defaults below never apply.
   const locations: TreeLocation[] = new Array<TreeLocation>(nl);
   for (let i = 0; i < nl; i++) {
     locations[i] = { id: c.locationIds[i] ?? '', name: c.locationNames[i] ?? '', parentLocationId: c.locationParents[i] ?? '', ownerOrgId: c.locationOwners[i] ?? '', sharedWithOrgIds: c.locationSharedWith[i] ?? [] };
   }
   const machines: TreeMachine[] = new Array<TreeMachine>(nm);
-  for (let i = 0, p = 0; i < nm; i++) {
-    const parts: TreePart[] = new Array<TreePart>(c.machinePartCounts[i] ?? 0);
-    for (let j = 0; j < parts.length; j++, p++) {
-      const flags = c.partFlags[p] ?? 0;
-      parts[j] = { id: c.partIds[p] ?? '', name: c.partNames[p] ?? '', mainPart: (flags & PART_MAIN) !== 0, fqdn: c.partFqdns[p] ?? '', lastAccess: c.partLastAccess[p] ?? null, markedForRestart: (flags & PART_RESTART) !== 0 };
-    }
-    machines[i] = { id: c.machineIds[i] ?? '', name: c.machineNames[i] ?? '', locationId: c.machineLocations[i] ?? '', parts };
-  }
+  for (let i = 0; i < nm; i++) machines[i] = { id: c.machineIds[i] ?? '', name: c.machineNames[i] ?? '', locationId: c.machineLocations[i] ?? '', parts: parts[i] ?? [] };
   return { orgId: c.orgId, syncedAt: c.syncedAt, locations, machines };
 }
 
@@ -155,6 +193,12 @@ export const locationsRequests = {
    * screenful while the whole tree is on its way.
    */
   'locations.treeColumns': z.object({ orgId: id, parts: z.boolean().optional() }).strict(),
+  /**
+   * The parts of the tree alone (FleetPartColumns), laid out over its machines in the head's order,
+   * with the stamp of the locations and machines read beside them: what completes a head whose
+   * stamp is the same. A different stamp means the head is stale; read the whole tree then.
+   */
+  'locations.treeParts': z.object({ orgId: id }).strict(),
   /** One location: from the service when online (and cached), else the cached copy. */
   'locations.get': z.object({ locationId: id }).strict(),
   /** Every location of an organization the key can read, from the service (ListLocations, all pages). */
@@ -188,6 +232,7 @@ export const locationsRequests = {
 export interface LocationsResponses {
   'locations.tree': FleetTree;
   'locations.treeColumns': FleetColumns;
+  'locations.treeParts': FleetPartColumns;
   'locations.get': Location;
   'locations.list': readonly Location[];
   'locations.create': Location;

@@ -4,7 +4,7 @@
  * meanwhile (STREAM_JOBS, streaming) and reads trees on a connection of its own (READER_JOBS), which
  * sees the last committed tree, never half of one.
  */
-import type { FleetColumns, FleetTree, Location } from '../../common/locations';
+import type { FleetColumns, FleetPartColumns, FleetTree, Location } from '../../common/locations';
 import type { Part } from '../../common/machines';
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';
@@ -18,6 +18,7 @@ import {
   putPartDetails,
   readTree,
   readTreeColumns,
+  readTreeParts,
   removeLocation,
   removeMachine,
   removeOrgFleet,
@@ -40,7 +41,7 @@ export function streaming(db: CacheDb): boolean {
 export const STREAM_JOBS: ReadonlySet<string> = new Set(['beginFleet', 'fleetPage', 'commitFleet', 'abortFleet']);
 
 /** Jobs that only read, on the worker's read-only connection. */
-export const READER_JOBS: ReadonlySet<string> = new Set(['readTree', 'readTreeColumns']);
+export const READER_JOBS: ReadonlySet<string> = new Set(['readTree', 'readTreeColumns', 'readTreeParts']);
 
 export const fleetJobs = {
   /**
@@ -80,6 +81,7 @@ export const fleetJobs = {
   replaceFleet: (db: CacheDb, orgId: string, snapshot: FleetSnapshot, at: IsoTime): void => replaceFleet(db, orgId, snapshot, at),
   readTree: (db: CacheDb, orgId: string): FleetTree => readTree(db, orgId),
   readTreeColumns: (db: CacheDb, orgId: string, parts = true): FleetColumns => readTreeColumns(db, orgId, parts),
+  readTreeParts: (db: CacheDb, orgId: string): FleetPartColumns => readTreeParts(db, orgId),
   dropFleetsExcept: (db: CacheDb, orgIds: readonly string[]): void => dropFleetsExcept(db, orgIds),
   removeOrgFleet: (db: CacheDb, orgId: string): void => removeOrgFleet(db, orgId),
   putLocation: (db: CacheDb, orgId: string | null, location: Location, at: IsoTime): string[] => putLocation(db, orgId, location, at),

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openCache } from '../cache/cache';
-import { fleetColumns, fleetTreeFromColumns, PART_RESTART, type FleetColumns } from '../../common/locations';
-import { putPartDetails, readTree, readTreeColumns, replaceFleet, type FleetSnapshot } from './tree';
+import { fleetColumns, fleetTreeFromColumns, PART_RESTART, partsFromColumns, treePartColumns, type FleetColumns } from '../../common/locations';
+import { cachedPart, putPartDetails, readTree, readTreeColumns, readTreeParts, replaceFleet, type FleetSnapshot } from './tree';
 import { CacheWorker } from '../cache/worker-client';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -98,14 +98,27 @@ describe('the tree in columns', () => {
       ],
     };
     replaceFleet(db, 'a', tree, at);
-    const columns = readTreeColumns(db, 'a');
+    const { stamp, ...columns } = readTreeColumns(db, 'a');
     const objects = readTree(db, 'a');
     expect(columns).toEqual(fleetColumns(objects));
     expect(fleetTreeFromColumns(columns)).toEqual(objects);
     expect(columns.partFlags.filter((f) => f & PART_RESTART)).toHaveLength(1);
     expect(columns.machinePartCounts[columns.machineIds.indexOf('bare')]).toBe(0);
     // The head a cold start draws first: the same locations and machines, no part.
-    expect(readTreeColumns(db, 'a', false)).toEqual(fleetColumns({ ...objects, machines: objects.machines.map((m) => ({ ...m, parts: [] })) }));
+    const head = readTreeColumns(db, 'a', false);
+    expect(head).toEqual({ ...fleetColumns({ ...objects, machines: objects.machines.map((m) => ({ ...m, parts: [] })) }), stamp });
+    // Its parts alone, read later, complete it while its locations and machines are unchanged.
+    const parts = readTreeParts(db, 'a');
+    expect(parts).toEqual(treePartColumns(objects, stamp ?? 'none'));
+    const rest = partsFromColumns(parts, head.machineIds.length);
+    expect(fleetTreeFromColumns({ ...head, ...parts })).toEqual(objects);
+    expect(typeof rest === 'string' ? rest : rest.map((p) => p.length)).toEqual(objects.machines.map((m) => m.parts.length));
+    // A part's liveness leaves the stamp; a machine renamed moves it (the head is stale then).
+    putPartDetails(db, { ...cachedPart(db, objects.machines.find((m) => m.parts.length > 0)!.parts[0]!.id)!, lastAccess: at }, at);
+    expect(readTreeParts(db, 'a').stamp).toBe(stamp);
+    db.prepare("UPDATE machines SET name = 'renamed' WHERE id = 'bare'").run();
+    expect(readTreeParts(db, 'a').stamp).not.toBe(stamp);
+    expect(readTreeColumns(db, 'a', false).stamp).toBe(readTreeParts(db, 'a').stamp);
     db.close();
   });
 
@@ -134,6 +147,11 @@ describe('the cache worker', () => {
     (broken.machines[0] as { name: unknown }).name = null;
     await expect(worker.run('replaceFleet', 'a', broken, at)).rejects.toThrow(/NOT NULL/);
     expect((await worker.run('readTree', 'a')).machines).toHaveLength(3);
+    // The head and its parts, on the tree reader: the same stamp, parts laid out over its machines.
+    const head = await worker.run('readTreeColumns', 'a', false);
+    const parts = await worker.run('readTreeParts', 'a');
+    expect(parts.stamp).toBe(head.stamp);
+    expect(fleetTreeFromColumns({ ...head, ...parts })).toEqual(await worker.run('readTree', 'a'));
     await worker.close();
     await expect(worker.run('readTree', 'a')).rejects.toThrow(/closed/);
   });

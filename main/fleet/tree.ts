@@ -8,7 +8,7 @@
  * it whole, a share moves a subtree between organizations), and each of those domains reads it.
  */
 import { createHash } from 'node:crypto';
-import { PART_MAIN, PART_RESTART, type FleetColumns, type FleetTree, type Location, type TreeLocation } from '../../common/locations';
+import { PART_MAIN, PART_RESTART, type FleetColumns, type FleetPartColumns, type FleetTree, type Location, type TreeLocation } from '../../common/locations';
 import type { Machine, Part, TreeMachine, TreePart } from '../../common/machines';
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';
@@ -255,6 +255,8 @@ export function readTree(db: CacheDb, orgId: string): FleetTree {
 export function readTreeColumns(db: CacheDb, orgId: string, parts = true): FleetColumns {
   const locations = db.prepare('SELECT id, name, parent_location_id, owner_org_id, shared_with FROM locations WHERE org_id = ? ORDER BY name, id').raw().all(orgId) as [string, string, string, string, string][];
   const machines = db.prepare('SELECT id, name, location_id FROM machines WHERE org_id = ? ORDER BY name, id').raw().all(orgId) as [string, string, string][];
+  // What a parts-only answer read later must have been laid out over to complete this one (see readTreeParts).
+  const stamp = createHash('sha256').update(JSON.stringify(locations)).update('\f').update(JSON.stringify(machines)).digest('base64url');
   // Parts in the order of the table's index (by machine, then position), then laid out in machine order: sorting them in SQL by their machine's name costs more.
   const rows = parts ? (db.prepare('SELECT machine_id, id, name, fqdn, last_access, main_part, marked_for_restart FROM parts WHERE org_id = ? ORDER BY machine_id, position').raw().all(orgId) as [string, string, string, string, string | null, number, number][]) : [];
   const runs = new Map<string, [number, number]>();
@@ -285,7 +287,18 @@ export function readTreeColumns(db: CacheDb, orgId: string, parts = true): Fleet
     partFqdns: laidOut.map((r) => r[3]),
     partLastAccess: laidOut.map((r) => r[4]),
     partFlags: laidOut.map((r) => (r[5] === 1 ? PART_MAIN : 0) | (r[6] === 1 ? PART_RESTART : 0)),
+    stamp,
   };
+}
+
+/**
+ * The parts of {@link readTreeColumns} alone, laid out over the machines read beside them (in the
+ * same statements, the same order), with the stamp of those locations and machines: equal to the
+ * stamp of a head read earlier, the two make exactly the whole tree as read now.
+ */
+export function readTreeParts(db: CacheDb, orgId: string): FleetPartColumns {
+  const { syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags, stamp } = readTreeColumns(db, orgId, true);
+  return { orgId, syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags, stamp: stamp ?? '' };
 }
 
 /** The cached location (from whichever organization's tree has it), or null. */

@@ -20,6 +20,7 @@ import { cachedLocation, cachedLocationsOf } from '../fleet/tree';
 type LocationsChannel =
   | 'locations.tree'
   | 'locations.treeColumns'
+  | 'locations.treeParts'
   | 'locations.get'
   | 'locations.list'
   | 'locations.create'
@@ -41,6 +42,7 @@ export function locationsHandlers(ctx: BackendContext): DomainHandlers<Locations
   return {
     'locations.tree': ({ orgId }) => connection.runCache('readTree', orgId),
     'locations.treeColumns': ({ orgId, parts }) => connection.runCache('readTreeColumns', orgId, parts ?? true),
+    'locations.treeParts': ({ orgId }) => connection.runCache('readTreeParts', orgId),
 
     'locations.get': ({ locationId }) =>
       readThrough(

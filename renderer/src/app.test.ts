@@ -93,13 +93,13 @@ describe('FleetApp', () => {
     link.set({ status: 'open', retryAt: null, failures: 0, everOpened: true });
     await settle();
     expect(app.link.down).toBe(false);
-    // Every snapshot, the fleet tree of each organization (none drawn yet: its head without parts, then the whole), and what the features show (the upload queue, the training badge, the fragment drafts to offer).
+    // Every snapshot, the fleet tree of each organization (none drawn yet: its head without parts, then its parts alone), and what the features show (the upload queue, the training badge, the fragment drafts to offer).
     expect(transport.calls.slice(before).map((c) => c.channel).sort()).toEqual([
       'connection.get',
       'fragments.drafts',
       'localService.get',
       'locations.treeColumns',
-      'locations.treeColumns',
+      'locations.treeParts',
       'orgs.list',
       'profiles.list',
       'registry.uploads',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { fleetColumns, fleetTreeFromColumns, type FleetTree } from '../../../../common/locations';
-import { indexTree, type TreeIndex } from './fleet-index';
+import { fleetColumns, fleetTreeFromColumns, partsFromColumns, treePartColumns, type FleetTree } from '../../../../common/locations';
+import { indexTree, withParts, type TreeIndex } from './fleet-index';
 
 /** Random trees: nested locations (some parents missing, some shared in), machines with 0–3 parts, names that tie. */
 const trees: fc.Arbitrary<FleetTree> = fc
@@ -39,6 +39,27 @@ describe('a cold start head (the tree without its parts)', () => {
         expect(drawn(first)).toEqual(drawn(whole));
         expect([...first.counts]).toEqual([...whole.counts]);
         expect(first.tree.machines.length).toBe(tree.machines.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('completed with its parts, indexes to exactly what the whole tree indexes to', () => {
+    fc.assert(
+      fc.property(trees, fc.option(fc.constant('2026-11-26T10:00:00.000Z'), { nil: null }), (tree, syncedAt) => {
+        const head = fleetTreeFromColumns(fleetColumns({ ...tree, syncedAt: null, machines: tree.machines.map((m) => ({ ...m, parts: [] })) }));
+        if (typeof head === 'string') throw new Error(head);
+        // The parts as the store gets them: columns over the head's machines, read (later) with their own syncedAt.
+        const parts = partsFromColumns(treePartColumns({ ...tree, syncedAt }, 'stamp'), head.machines.length);
+        if (typeof parts === 'string') throw new Error(parts);
+        const headIndex = indexTree(head);
+        const drawnBefore = drawn(headIndex);
+        const completed = withParts(headIndex, parts, syncedAt);
+        // Everything TreeIndex exposes: the tree, every map and list, the drawing order and its arrays.
+        expect(completed).toStrictEqual(indexTree({ ...tree, syncedAt }));
+        // The head it was built from is left as it was (it may still be drawn this frame).
+        expect(drawn(headIndex)).toEqual(drawnBefore);
+        expect(headIndex.tree.machines.every((m) => m.parts.length === 0)).toBe(true);
       }),
       { numRuns: 300 },
     );

@@ -1,11 +1,11 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { FleetBridge } from '../../../../common/bridge';
 import type { LivenessUpdate, TreePart } from '../../../../common/machines';
-import { ancestorKeys, byName, indexTree, matchOf, nodeKey, parseKey, searchFlat, type FleetRow, type NodeRef, type TreeIndex } from './fleet-index';
+import { ancestorKeys, byName, indexTree, matchOf, nodeKey, parseKey, searchFlat, withParts, type FleetRow, type NodeRef, type TreeIndex } from './fleet-index';
 import { browseOrg, FleetRows, searchOrg, type OrgRows } from './fleet-rows';
 
 export { ancestorKeys, indexTree, locationPath, nodeKey, parseKey, type FleetRow, type NodeKind, type NodeRef, type TreeIndex } from './fleet-index';
-import { fleetTreeFromColumns } from '../../../../common/locations';
+import { fleetTreeFromColumns, partsFromColumns } from '../../../../common/locations';
 import type { Organization } from '../../../../common/orgs';
 import type { BridgeError } from '../../../../common/result';
 import type { IsoTime } from '../../../../common/schemas';
@@ -35,7 +35,7 @@ export class FleetStore {
   /**
    * Organizations whose whole tree has not arrived yet, indexed from their locations and machines
    * alone (`locations.treeColumns` without parts): the tree draws its first screenful from these on
-   * a cold start. Only drawing reads them; `tree()`, search and every other reader wait for the
+   * a cold start, and their parts (`locations.treeParts`) complete them. Only drawing reads them; `tree()`, search and every other reader wait for the
    * whole tree, so none of them ever takes a part it lacks for one that does not exist.
    */
   readonly #heads = new SvelteMap<string, TreeIndex>();
@@ -132,15 +132,12 @@ export class FleetStore {
     const load = ++this.#loadsStarted;
     try {
       // Nothing of this organization drawn yet (a cold start): its locations and machines first, a
-      // fifth of the whole, asked for beside the whole tree and answered before it (main reads trees
-      // in the order asked), so the first screenful does not wait for 30,000 parts.
-      if (!this.#trees.has(orgId) && !this.#heads.has(orgId)) void this.#loadHead(orgId);
-      // Columns, not objects: at 10,000 machines the object form's JSON was most of a cold start.
-      const result = await this.#bridge.invoke('locations.treeColumns', { orgId });
-      const tree = result.ok ? fleetTreeFromColumns(result.value) : null;
-      if (typeof tree === 'string') this.#treeErrors.set(orgId, { kind: 'internal', message: `The fleet tree could not be read (${tree}). Reload the app.` });
-      else if (tree !== null) {
-        this.#trees.set(orgId, indexTree(tree));
+      // fifth of the whole, then its parts alone (main reads trees in the order asked), so the first
+      // screenful does not wait for 30,000 parts and the rest does not carry the head again.
+      const cold = !this.#trees.has(orgId) && !this.#heads.has(orgId);
+      const index = (cold ? await this.#loadInTwo(orgId) : undefined) ?? (await this.#loadWhole(orgId));
+      if (index !== undefined) {
+        this.#trees.set(orgId, index);
         this.#heads.delete(orgId);
         this.#treeErrors.delete(orgId);
         // A node created or moved just now: main may announce the change before or after the write's
@@ -151,7 +148,7 @@ export class FleetStore {
           this.#expandAncestors(pending.ref);
           if (load > pending.afterLoad) this.#pendingReveal = null;
         }
-      } else if (!result.ok) this.#treeErrors.set(orgId, result.error);
+      }
     } finally {
       this.#loading.delete(orgId);
       // Drawn or failed, the whole tree's load is over: a head left (a failure) would show a tree without parts as if it were one.
@@ -162,12 +159,37 @@ export class FleetStore {
     }
   }
 
-  /** The head of a cold start's tree (see #heads); dropped unused when the whole tree came first or the load failed. */
-  async #loadHead(orgId: string): Promise<void> {
-    const result = await this.#bridge.invoke('locations.treeColumns', { orgId, parts: false });
-    if (!result.ok || this.#trees.has(orgId) || !this.#loading.has(orgId)) return;
-    const tree = fleetTreeFromColumns(result.value);
-    if (typeof tree !== 'string') this.#heads.set(orgId, indexTree(tree));
+  /** The whole tree in one answer, indexed; undefined (its error kept) when it could not be read. */
+  async #loadWhole(orgId: string): Promise<TreeIndex | undefined> {
+    // Columns, not objects: at 10,000 machines the object form's JSON was most of a cold start.
+    const result = await this.#bridge.invoke('locations.treeColumns', { orgId });
+    const tree = result.ok ? fleetTreeFromColumns(result.value) : null;
+    if (typeof tree === 'string') this.#treeErrors.set(orgId, { kind: 'internal', message: `The fleet tree could not be read (${tree}). Reload the app.` });
+    else if (tree !== null) return indexTree(tree);
+    else if (!result.ok) this.#treeErrors.set(orgId, result.error);
+    return undefined;
+  }
+
+  /**
+   * A cold start's tree in two answers asked for at once: the head (`parts: false`), indexed and
+   * drawn as it arrives (see #heads), then its parts alone, which complete the head's index
+   * (`withParts`, no second sort of 10,000 machines). Undefined when they do not fit together — a
+   * head read before a change to the locations or machines (another stamp), a failure, a main
+   * without `locations.treeParts` — and the caller then reads the whole tree.
+   */
+  async #loadInTwo(orgId: string): Promise<TreeIndex | undefined> {
+    const head = this.#bridge.invoke('locations.treeColumns', { orgId, parts: false }).then((result) => {
+      const tree = result.ok ? fleetTreeFromColumns(result.value) : null;
+      if (tree === null || typeof tree === 'string' || !result.ok) return undefined;
+      const index = indexTree(tree);
+      if (!this.#trees.has(orgId) && this.#loading.has(orgId)) this.#heads.set(orgId, index);
+      return { index, stamp: result.value.stamp };
+    });
+    const [first, rest] = await Promise.all([head, this.#bridge.invoke('locations.treeParts', { orgId })]);
+    if (first === undefined || first.stamp === undefined || !rest.ok || rest.value.stamp !== first.stamp) return undefined;
+    const parts = partsFromColumns(rest.value, first.index.tree.machines.length);
+    if (typeof parts === 'string' || !(rest.value.syncedAt === null || typeof rest.value.syncedAt === 'string')) return undefined;
+    return withParts(first.index, parts, rest.value.syncedAt);
   }
 
   /**

@@ -78,7 +78,9 @@ describe('FleetStore', () => {
     store.follow();
     store.ensureTrees();
     await settle();
-    expect(transport.callsTo('locations.treeColumns')).toEqual([{ orgId: 'a', parts: false }, { orgId: 'a' }, { orgId: 'z', parts: false }, { orgId: 'z' }]);
+    // The head, then the parts alone: the locations and machines cross the bridge once.
+    expect(transport.callsTo('locations.treeColumns')).toEqual([{ orgId: 'a', parts: false }, { orgId: 'z', parts: false }]);
+    expect(transport.callsTo('locations.treeParts')).toEqual([{ orgId: 'a' }, { orgId: 'z' }]);
     // The head: every location and machine where the whole tree puts them, machines without parts yet.
     expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', 'Zeta']);
     expect([...store.rows].find((r) => r.label === 'Acme')).toMatchObject({ count: 2 });
@@ -89,11 +91,33 @@ describe('FleetStore', () => {
     release();
     await settle();
     expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', '        bot-1-main', '        bot-1-arm', 'Zeta']);
-    expect(store.tree('a')?.tree.machines).toHaveLength(2);
+    expect(store.tree('a')?.tree).toEqual(acmeTree);
     // Drawn: a later load (a change) asks for the whole tree only.
     await store.loadTree('a');
     expect(transport.callsTo('locations.treeColumns').at(-1)).toEqual({ orgId: 'a' });
-    expect(transport.callsTo('locations.treeColumns')).toHaveLength(5);
+    expect(transport.callsTo('locations.treeColumns')).toHaveLength(3);
+    expect(transport.callsTo('locations.treeParts')).toHaveLength(2);
+  });
+
+  test('a head made stale by a change before its parts were read is not completed: the whole tree is read instead', async () => {
+    const { store, transport } = setup({ expanded: [nodeKey({ kind: 'org', orgId: 'a', id: 'a' })] });
+    const renamed = { ...acmeTree, machines: acmeTree.machines.map((m) => ({ ...m, name: `${m.name}-new` })) };
+    // The head read before a sync renamed the machines; the parts (and any later read) after it.
+    transport.handleTree(({ orgId, parts }) => ({ ok: true, value: orgId !== 'a' ? { orgId, syncedAt: null, locations: [], machines: [] } : parts === false ? acmeTree : renamed }));
+    store.follow();
+    store.ensureTrees();
+    await settle();
+    expect(transport.callsTo('locations.treeColumns')).toEqual([{ orgId: 'a', parts: false }, { orgId: 'z', parts: false }, { orgId: 'a' }]);
+    expect(store.tree('a')?.tree).toEqual(renamed);
+  });
+
+  test('a main without locations.treeParts still gives the whole tree', async () => {
+    const { store, transport } = setup({ expanded: [nodeKey({ kind: 'org', orgId: 'a', id: 'a' })] });
+    transport.handleTree(({ orgId }) => ({ ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } }));
+    transport.handle('locations.treeParts', () => ({ ok: false, error: { kind: 'internal', message: 'unknown channel' } }));
+    await store.loadTree('a');
+    expect(store.tree('a')?.tree).toEqual(acmeTree);
+    expect(transport.callsTo('locations.treeColumns')).toEqual([{ orgId: 'a', parts: false }, { orgId: 'a' }]);
   });
 
   test('a head is not left drawn when the whole tree fails', async () => {

@@ -6,7 +6,7 @@
 import { createBridge, type BridgeTransport, type FleetBridge } from '../../../../common/bridge';
 import type { ChannelName, RequestOf, ResponseOf } from '../../../../common/channels';
 import type { EventName, Events } from '../../../../common/events';
-import { fleetColumns, type FleetTree } from '../../../../common/locations';
+import { fleetColumns, treePartColumns, type FleetTree } from '../../../../common/locations';
 import { err, ok, type Result } from '../../../../common/result';
 
 type Handler<K extends ChannelName> = (request: RequestOf<K>) => Result<ResponseOf<K>> | Promise<Result<ResponseOf<K>>>;
@@ -31,15 +31,21 @@ export class FakeTransport implements BridgeTransport {
   }
 
   /**
-   * Answer the fleet tree (`locations.treeColumns`, what FleetStore reads) from a tree in object
-   * form: tests write trees the readable way, the store gets them as main sends them.
+   * Answer the fleet tree (`locations.treeColumns` and `locations.treeParts`, what FleetStore reads)
+   * from a tree in object form: tests write trees the readable way, the store gets them as main
+   * sends them, stamped as main stamps them (the same locations and machines, the same stamp).
    */
   handleTree(handler: (request: RequestOf<'locations.treeColumns'>) => Result<FleetTree> | Promise<Result<FleetTree>>): this {
+    const stamp = (tree: FleetTree) => JSON.stringify([tree.locations, tree.machines.map((m) => [m.id, m.name, m.locationId])]);
+    this.handle('locations.treeParts', async ({ orgId }) => {
+      const result = await handler({ orgId });
+      return result.ok ? ok(treePartColumns(result.value, stamp(result.value))) : (result as Result<never>);
+    });
     return this.handle('locations.treeColumns', async (request) => {
       const result = await handler(request);
       // The head a cold start asks for first: the same tree without its parts.
       const tree = result.ok && request.parts === false ? { ...result.value, machines: result.value.machines.map((m) => ({ ...m, parts: [] })) } : result.ok ? result.value : null;
-      return tree ? ok(fleetColumns(tree)) : (result as Result<never>);
+      return tree ? ok({ ...fleetColumns(tree), stamp: stamp(tree) }) : (result as Result<never>);
     });
   }
 
@@ -84,7 +90,7 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
   return { promise, resolve };
 }
 
-/** Let pending promise callbacks run. */
+/** Let pending promise callbacks run (a cold start's tree load is a chain of a dozen: the head, its parts, then the whole). */
 export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
+  for (let i = 0; i < 20; i++) await Promise.resolve();
 }
