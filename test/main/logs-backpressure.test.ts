@@ -56,11 +56,15 @@ describe('log tails under backpressure', () => {
     const now = Date.now();
     const parts = tree.machines.flatMap((m) => m.parts.filter((p) => isLive(p.lastAccess, now)).map((p) => p.id)).slice(0, 40);
     expect(parts.length).toBeGreaterThan(5);
+    const opened = Date.now();
     const view = await app.value('logs.open', { partIds: parts });
     // Each mechanism has to have run a few times; how soon depends on how fast this machine writes
     // (a fixed 6 s saw 5 overflows on one run), so wait for it, bounded.
     const stats = app.backend.logStats;
     await expect.poll(() => Math.min(stats.overflows, stats.fills, stats.splitWrites), { timeout: 30_000, interval: 250 }).toBeGreaterThan(5);
+    // And the service has logged for a while under that pressure (it began when the view opened):
+    // the lines compared below are those of these seconds.
+    await new Promise((r) => setTimeout(r, Math.max(0, opened + 6_000 - Date.now())));
     // Every line the service logged up to now must reach the cache, once. How soon depends on the
     // machine's load (the worker writes one part per write here), so this waits for it, up to a bound:
     // a line lost for good still fails, a line late under load does not.
@@ -83,7 +87,7 @@ describe('log tails under backpressure', () => {
         return out;
       };
       let result = await check();
-      for (const deadline = Date.now() + 20_000; result.missing.length > 0 && Date.now() < deadline; result = await check()) {
+      for (const deadline = Date.now() + 30_000; result.missing.length > 0 && Date.now() < deadline; result = await check()) {
         await new Promise((r) => setTimeout(r, 500));
       }
       expect(result.duplicates, 'parts with a line cached twice').toEqual([]);
