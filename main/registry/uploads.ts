@@ -35,6 +35,7 @@ import type { ProfileScoped } from '../connection/profile-scoped';
 import type { EventBus } from '../backend/events';
 import { AppError, isServiceError, reasonOf } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
+import { chunkFrame, encodeUploadRequest } from '../grpc/upload-frames';
 import { writeFileAtomic } from '../fs/atomic';
 import { StagingError } from '../web/staging';
 import { inspectFiles, quickCheck } from './inspect';
@@ -202,6 +203,24 @@ export interface UploadStats {
   attempts: number;
   /** Runs of the staged-file sweep. */
   sweeps: number;
+  /** Where streaming's time went, in ms summed over every stream (bench/upload.ts prints it per upload). */
+  timing: UploadTiming;
+}
+
+/** Time an upload's streams spent, per kind, in ms (a kind waits while the others run: they do not add up to the wall time). */
+export interface UploadTiming {
+  /** Waiting for a chunk's read from disk (the next one is read while the current one goes out). */
+  readWaitMs: number;
+  /** In call.write: framing the message and handing it to HTTP/2. */
+  writeMs: number;
+  /** Waiting for the transport to take chunks (the bound of chunks in flight reached). */
+  transportWaitMs: number;
+  /** Hashing chunks as they are sent (only for a file that was not inspected). */
+  hashMs: number;
+  /** Progress bookkeeping and events, in the write callbacks. */
+  progressMs: number;
+  /** performance.now() when the last stream half-closed (the service's answer comes after its completion). */
+  lastWriteAt: number;
 }
 
 export class RegistryUploads implements ProfileScoped {
@@ -236,7 +255,7 @@ export class RegistryUploads implements ProfileScoped {
   #lastStatus: ConnectionState['status'] | null = null;
   readonly #unsubscribe: () => void;
   readonly #unscope: () => void;
-  readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0, sweeps: 0 };
+  readonly stats: UploadStats = { bytesWritten: 0, bytesSent: 0, attempts: 0, sweeps: 0, timing: { readWaitMs: 0, writeMs: 0, transportWaitMs: 0, hashMs: 0, progressMs: 0, lastWriteAt: 0 } };
 
   constructor(connection: Connection, events: EventBus, options: UploadsOptions) {
     this.#connection = connection;
@@ -656,20 +675,20 @@ export class RegistryUploads implements ProfileScoped {
           };
           const stalled = () => watch(STALL_MS, `The service took no bytes for ${STALL_MS / 1000} s.`);
           stalled();
-          call.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: offset });
+          call.write(encodeUploadRequest({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: offset }));
           if (!entry.streamed) {
             entry.streamed = true;
             this.#save();
           }
           const file = await open(entry.path, 'r');
           try {
-            // The next chunk is read from disk while the current one goes out.
+            // The next chunk is read from disk while the current one goes out, into the message it goes in (upload-frames.ts).
             const read = (at: number) => {
               const n = Math.min(this.#chunk, size - at);
-              const chunk = Buffer.allocUnsafe(n);
-              return file.read(chunk, 0, n, at).then(({ bytesRead }) => {
+              const frame = chunkFrame(n);
+              return file.read(frame.body, 0, n, at).then(({ bytesRead }) => {
                 if (bytesRead !== n) throw new AppError('conflict', `${entry.fileName} changed while it was being uploaded: add it again.`);
-                return chunk;
+                return frame;
               });
             };
             let position = offset;
@@ -678,26 +697,39 @@ export class RegistryUploads implements ProfileScoped {
             let wake: (() => void) | null = null;
             const poll = setInterval(() => ended && wake?.(), 50);
             try {
+              const timing = this.stats.timing;
               while (next && !ended) {
-                const chunk = await next;
+                let mark = performance.now();
+                const { message, body: chunk } = await next;
                 if (ended) break;
+                timing.readWaitMs += performance.now() - mark;
                 position += chunk.length;
                 next = position < size ? read(position) : null;
-                hash?.update(chunk);
+                if (hash) {
+                  mark = performance.now();
+                  hash.update(chunk);
+                  timing.hashMs += performance.now() - mark;
+                }
                 this.stats.bytesWritten += chunk.length;
                 outstanding += 1;
-                call.write({ moduleFile: { $case: 'file', value: chunk }, writeOffset: 0 }, (error?: Error | null) => {
+                mark = performance.now();
+                call.write(message, (error?: Error | null) => {
                   outstanding -= 1;
                   wake?.();
                   // grpc-js calls back for writes that failed too (after a cancel or a break): those bytes went nowhere.
                   if (error || ended) return;
+                  const progressed = performance.now();
                   entry.sentBytes += chunk.length;
                   this.stats.bytesSent += chunk.length;
                   stalled();
                   this.#progress(attempt);
+                  timing.progressMs += performance.now() - progressed;
                 });
+                timing.writeMs += performance.now() - mark;
                 // A few chunks in memory at most, whatever the file's size (the stream's own buffer would take 16).
+                mark = performance.now();
                 while (outstanding >= MAX_OUTSTANDING_CHUNKS && !ended) await new Promise<void>((r) => (wake = r));
+                timing.transportWaitMs += performance.now() - mark;
                 wake = null;
               }
             } finally {
@@ -707,6 +739,7 @@ export class RegistryUploads implements ProfileScoped {
             }
             if (!ended) {
               call.end();
+              this.stats.timing.lastWriteAt = performance.now();
               // Every byte is out: the service hashes and records the file (seconds for a large one on a slow disk).
               watch(ANSWER_MS, `The service did not confirm the upload within ${ANSWER_MS / 1000} s of its last byte.`);
             }
