@@ -13,8 +13,8 @@ function framed(bytes: Uint8Array): Buffer {
 describe('chunkFrame', () => {
   it('writes the bytes the generated encoder writes, for chunk sizes around every varint length and the largest chunk', () => {
     for (const n of [0, 1, 127, 128, 129, 16_383, 16_384, 65_536, 1024 * 1024 - 1, 1024 * 1024, 2_097_151, 2_097_152]) {
-      const bytes = new Uint8Array(n).map((_, i) => (i * 31 + n) & 0xff);
-      expect(Buffer.compare(framed(bytes), encodeUploadRequest({ moduleFile: { $case: 'file', value: bytes }, writeOffset: 0 })), `${n} bytes`).toBe(0);
+      const bytes = Buffer.from(new Uint8Array(n).map((_, i) => (i * 31 + n) & 0xff));
+      expect(framed(bytes).compare(encodeUploadRequest({ moduleFile: { $case: 'file', value: bytes }, writeOffset: 0 })), `${n} bytes`).toBe(0);
     }
   });
 

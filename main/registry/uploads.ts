@@ -35,7 +35,7 @@ import type { ProfileScoped } from '../connection/profile-scoped';
 import type { EventBus } from '../backend/events';
 import { AppError, isServiceError, reasonOf } from '../backend/errors';
 import type { FleetClient } from '../grpc/client';
-import { chunkFrame, encodeUploadRequest } from '../grpc/upload-frames';
+import { chunkFrame, encodeUploadRequest, type ChunkFrame } from '../grpc/upload-frames';
 import { writeFileAtomic } from '../fs/atomic';
 import { StagingError } from '../web/staging';
 import { inspectFiles, quickCheck } from './inspect';
@@ -682,10 +682,14 @@ export class RegistryUploads implements ProfileScoped {
           }
           const file = await open(entry.path, 'r');
           try {
+            // Messages of a whole chunk whose write has called back (grpc-js copied them into its frames): reused, so streaming
+            // allocates almost nothing per chunk. A megabyte allocated per chunk made main collect garbage for a quarter of an
+            // upload's time (docs/BENCHMARKS.md, upload), on cores the service needs.
+            const spare: ChunkFrame[] = [];
             // The next chunk is read from disk while the current one goes out, into the message it goes in (upload-frames.ts).
             const read = (at: number) => {
               const n = Math.min(this.#chunk, size - at);
-              const frame = chunkFrame(n);
+              const frame = (n === this.#chunk ? spare.pop() : undefined) ?? chunkFrame(n);
               return file.read(frame.body, 0, n, at).then(({ bytesRead }) => {
                 if (bytesRead !== n) throw new AppError('conflict', `${entry.fileName} changed while it was being uploaded: add it again.`);
                 return frame;
@@ -700,7 +704,8 @@ export class RegistryUploads implements ProfileScoped {
               const timing = this.stats.timing;
               while (next && !ended) {
                 let mark = performance.now();
-                const { message, body: chunk } = await next;
+                const frame = await next;
+                const chunk = frame.body;
                 if (ended) break;
                 timing.readWaitMs += performance.now() - mark;
                 position += chunk.length;
@@ -713,8 +718,9 @@ export class RegistryUploads implements ProfileScoped {
                 this.stats.bytesWritten += chunk.length;
                 outstanding += 1;
                 mark = performance.now();
-                call.write(message, (error?: Error | null) => {
+                call.write(frame.message, (error?: Error | null) => {
                   outstanding -= 1;
+                  if (chunk.length === this.#chunk && spare.length < MAX_OUTSTANDING_CHUNKS) spare.push(frame);
                   wake?.();
                   // grpc-js calls back for writes that failed too (after a cancel or a break): those bytes went nowhere.
                   if (error || ended) return;
