@@ -51,6 +51,8 @@ export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
 const ANSWER_MS = 180_000;
 /** Chunks handed to the stream and not yet passed on to the transport, at most. */
 const MAX_OUTSTANDING_CHUNKS = 16;
+/** Chunks read from disk ahead of the one going out. */
+const READ_AHEAD_CHUNKS = 4;
 /** An attempt that moves no byte for this long is given up and tried again (a half-dead connection). */
 const STALL_MS = 30_000;
 /** Progress is pushed at most this often (state changes at once). */
@@ -695,21 +697,31 @@ export class RegistryUploads implements ProfileScoped {
                 return frame;
               });
             };
-            let position = offset;
-            let next = position < size ? read(position) : null;
+            // Chunks being read ahead, in file order: a few, so a read the thread pool is slow to run (a busy machine) is
+            // not waited for while the transport has room (bench: 1.5–4.4 s of a 510 MiB upload waited on reads with one ahead).
+            const reads: Promise<ChunkFrame>[] = [];
+            let readAt = offset;
+            const readAhead = () => {
+              while (reads.length < READ_AHEAD_CHUNKS && readAt < size) {
+                reads.push(read(readAt));
+                readAt += Math.min(this.#chunk, size - readAt);
+              }
+            };
+            readAhead();
             let outstanding = 0;
             let wake: (() => void) | null = null;
             const poll = setInterval(() => ended && wake?.(), 50);
             try {
               const timing = this.stats.timing;
-              while (next && !ended) {
+              while (!ended) {
+                const pending = reads.shift();
+                if (!pending) break;
                 let mark = performance.now();
-                const frame = await next;
+                const frame = await pending;
                 const chunk = frame.body;
                 if (ended) break;
                 timing.readWaitMs += performance.now() - mark;
-                position += chunk.length;
-                next = position < size ? read(position) : null;
+                readAhead();
                 if (hash) {
                   mark = performance.now();
                   hash.update(chunk);
@@ -741,7 +753,7 @@ export class RegistryUploads implements ProfileScoped {
             } finally {
               clearInterval(poll);
               // A read under way when the stream ended is not left to fail unheard.
-              next?.catch(() => undefined);
+              for (const left of reads) left.catch(() => undefined);
             }
             if (!ended) {
               call.end();
