@@ -274,6 +274,13 @@ async function main(): Promise<boolean> {
     // The file's and the tarball's writes (a GiB) are flushed to disk before anything is timed, so their writeback does not land on the first upload's fsync.
     spawnSync('sync');
 
+    // UPLOAD_BENCH_RAW_BEFORE=1: a raw upload before the app's too (raw, app, raw), to tell an order effect from the app's own cost.
+    if (process.env.UPLOAD_BENCH_RAW_BEFORE === '1') {
+      const first = await rawUpload(service.address, md, { moduleId, version: '0.0.9', platform }, path);
+      console.log(`  raw stream before the app's: ${first.seconds.toFixed(2)} s, ${(size / first.seconds / MiB).toFixed(1)} MiB/s`);
+      spawnSync('sync');
+    }
+
     // The app.
     const rssBefore = process.memoryUsage().rss;
     let rssPeak = rssBefore;
