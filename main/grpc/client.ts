@@ -6,7 +6,7 @@
  */
 import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import type { TailRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
-import type { UploadModuleFileRequest, UploadModuleFileResponse } from '../../proto/gen/fleet/app/v1/registry';
+import type { UploadModuleFileResponse } from '../../proto/gen/fleet/app/v1/registry';
 import { AppServiceClient, AppServiceService } from '../../proto/gen/fleet/app/v1/app';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { MLTrainingServiceClient, MLTrainingServiceService } from '../../proto/gen/fleet/mltraining/v1/ml_training';
@@ -156,17 +156,19 @@ export class FleetClient {
 
   /**
    * Open an UploadModuleFile client stream (no deadline: a large file takes what it takes; a dead
-   * connection ends it through keepalive). The caller writes the messages and half-closes; `onEnd`
+   * connection ends it through keepalive). The caller writes each message's protobuf bytes
+   * (upload-frames.ts: a chunk is read from disk into its message, so it is not copied again to be
+   * encoded; the stream sends the bytes as they are) and half-closes; `onEnd`
    * is called once, with the service's answer or the raw ServiceError (the uploader decides what
    * to retry by code and reason, so it is not turned into an AppError here). A refused token is
    * forgotten, so the next stream signs in again.
    */
-  async uploadStream(onEnd: (error: ServiceError | AppError | null, response: UploadModuleFileResponse | null) => void): Promise<ClientWritableStream<UploadModuleFileRequest>> {
+  async uploadStream(onEnd: (error: ServiceError | AppError | null, response: UploadModuleFileResponse | null) => void): Promise<ClientWritableStream<Buffer>> {
     const token = await this.#tokenFor('upload the file');
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${token}`);
     const method = AppServiceService.uploadModuleFile;
-    return this.app.makeClientStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, metadata, {}, (error: ServiceError | null, response?: UploadModuleFileResponse) => {
+    return this.app.makeClientStreamRequest(method.path, (message: Buffer) => message, method.responseDeserialize, metadata, {}, (error: ServiceError | null, response?: UploadModuleFileResponse) => {
       if (error?.code === status.UNAUTHENTICATED) this.#token = null;
       onEnd(error, error ? null : (response ?? null));
     });

@@ -75,7 +75,31 @@ export interface RegistryHandlerOptions {
    * one process, so only one process may write a data dir's uploads.
    */
   readonly uploadsElsewhere?: () => string | null;
+  /**
+   * Where each upload stream's timing goes (benchmarks: bench/upload.ts reads it to say where an
+   * upload's seconds went on this side). Unset: to stderr as one JSON line when the environment has
+   * `FLEET_SERVICE_UPLOAD_TIMING=1`, else nowhere.
+   */
+  readonly uploadTiming?: (timing: UploadTiming) => void;
 }
+
+/** One upload stream's time on the service, in ms: what bench/upload.ts prints beside the client's. */
+export interface UploadTiming {
+  readonly bytes: number;
+  /** From the stream's first message to its answer. */
+  readonly totalMs: number;
+  /** Waiting for the next message (the transport, the client). */
+  readonly waitMs: number;
+  /** Writing chunks to the `.part` file. */
+  readonly writeMs: number;
+  /** The `.part`'s fsync at the end. */
+  readonly syncMs: number;
+  /** Completing: the SHA-256 of the whole file, placing and recording it. */
+  readonly commitMs: number;
+}
+
+const timingFromEnv = (): ((timing: UploadTiming) => void) | null =>
+  process.env.FLEET_SERVICE_UPLOAD_TIMING === '1' ? (timing) => process.stderr.write(`[fleet-service] upload timing ${JSON.stringify(timing)}\n`) : null;
 
 /** AppService's registry calls. Permissions are checked by the rule table before these run. */
 export function createRegistryHandlers(
@@ -87,6 +111,7 @@ export function createRegistryHandlers(
 ): UnaryHandlers<typeof AppServiceService, CallContext> & ClientStreamHandlers<typeof AppServiceService, CallContext> {
   const now = options.now ?? Date.now;
   const limits: UploadLimits = { ...DEFAULT_UPLOAD_LIMITS, ...options.uploads };
+  const reportTiming = options.uploadTiming ?? timingFromEnv();
   /**
    * Files being uploaded right now, one stream per file: a newer stream takes over a receiving one
    * (the older one stops where it is and keeps what it wrote), as tus servers do: after a network
@@ -399,6 +424,7 @@ export function createRegistryHandlers(
     completing: (size: number) => void,
   ) {
     const offset = first.writeOffset;
+    const clock = { started: performance.now(), waitMs: 0, writeMs: 0, syncMs: 0 };
     if (offset > 0) {
       const held = store.upload(itemId, version, platform) ? await files.held(itemId, version, platform) : 0;
       if (held !== offset) {
@@ -442,7 +468,9 @@ export function createRegistryHandlers(
             resolve({ done: true, value: undefined });
           }, limits.idleMs);
         });
+        const waiting = performance.now();
         const next = await Promise.race([messages.next(), stopped, quiet]).finally(() => clearTimeout(timer));
+        clock.waitMs += performance.now() - waiting;
         if (next.done === true) {
           // Half-closed by the client (not cut off): the file is whole. Nothing may take it over from here.
           if (!signal.aborted && !idle) completing(size);
@@ -455,7 +483,9 @@ export function createRegistryHandlers(
         const chunk = message.moduleFile.value;
         if (chunk.length > MAX_CHUNK_BYTES) throw invalidArgument('file', Reason.CHUNK_TOO_LARGE, `a chunk is ${chunk.length} bytes; send chunks of at most ${MAX_CHUNK_BYTES} bytes (64 KiB is recommended)`);
         if (size + chunk.length > MAX_FILE_BYTES) throw invalidArgument('file', Reason.FILE_TOO_LARGE, `the file is over ${MAX_FILE_BYTES / 1024 / 1024} MiB, the largest a registry file may be`);
+        const writing = performance.now();
         if (chunk.length > 0) await handle.write(chunk, 0, chunk.length, size);
+        clock.writeMs += performance.now() - writing;
         size += chunk.length;
         if (now() - touched > touchMs) {
           touched = now();
@@ -466,10 +496,12 @@ export function createRegistryHandlers(
       refused = e;
     } finally {
       // A file about to be committed must be on disk: its sync failing refuses it. Kept bytes are kept as far as they got.
+      const syncing = performance.now();
       const synced = await handle.sync().then(
         () => null,
         (e: unknown) => e,
       );
+      clock.syncMs = performance.now() - syncing;
       if (synced !== null && refused === null && !signal.aborted && !idle) refused = synced;
       await handle.close();
     }
@@ -504,7 +536,11 @@ export function createRegistryHandlers(
       store.dropUpload(itemId, version, platform);
       throw invalidArgument('file', Reason.FILE_EMPTY, 'the upload ended without a byte of file: send the file in chunks after module_file_info');
     }
-    return commit(target, itemId, version, platform, size);
+    const committing = performance.now();
+    const answer = await commit(target, itemId, version, platform, size);
+    const done = performance.now();
+    reportTiming?.({ bytes: size - offset, totalMs: done - clock.started, waitMs: clock.waitMs, writeMs: clock.writeMs, syncMs: clock.syncMs, commitMs: done - committing });
+    return answer;
   }
 
   /**

@@ -13,6 +13,7 @@ import { create as createTar } from 'tar';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Upload } from '../../common/registry';
 import { FleetClient } from '../../main/grpc/client';
+import { encodeUploadRequest } from '../../main/grpc/upload-frames';
 import { StagingError } from '../../main/web/staging';
 import { startService, type RunningService } from '../../service/server';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
@@ -518,8 +519,8 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
     try {
       const answered = new Promise<void>((resolve, reject) => {
         void direct.uploadStream((error) => (error ? reject(error) : resolve())).then((call) => {
-          call.write({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: 0 });
-          for (let at = 0; at < bytes.length; at += 1024 * 1024) call.write({ moduleFile: { $case: 'file', value: bytes.subarray(at, at + 1024 * 1024) }, writeOffset: 0 });
+          call.write(encodeUploadRequest({ moduleFile: { $case: 'moduleFileInfo', value: info }, writeOffset: 0 }));
+          for (let at = 0; at < bytes.length; at += 1024 * 1024) call.write(encodeUploadRequest({ moduleFile: { $case: 'file', value: bytes.subarray(at, at + 1024 * 1024) }, writeOffset: 0 }));
           call.end();
         });
       });
