@@ -2,25 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FleetSnapshot } from '../fleet/tree';
+import { fleetSnapshot } from '../../test/helpers/fleet-snapshot';
 import { openCache } from './cache';
 import { CacheWorker } from './worker-client';
 
 const at = '2026-11-26T10:00:00.000Z';
 const root = join(import.meta.dirname, '..', '..');
 
-function snapshot(machines: number, tag: string): FleetSnapshot {
-  return {
-    locations: [{ id: 'l1', name: `Site ${tag}`, parentLocationId: '', region: '', ownerOrgId: 'a', sharedWithOrgIds: [], createdOn: null, robotCount: machines }],
-    machines: Array.from({ length: machines }, (_, i) => ({
-      id: `m${i}`,
-      name: `${tag}-${i}`,
-      locationId: 'l1',
-      createdOn: null,
-      parts: [0, 1, 2].map((p) => ({ id: `p${i}-${p}`, name: `${tag}-${i}-${p}`, mainPart: p === 0, fqdn: 'x', lastAccess: at, markedForRestart: false })),
-    })),
-  };
-}
+const snapshot = (machines: number, tag: string) => fleetSnapshot(machines, tag, at);
 
 // One worker (its two threads) for every test, each on an organization of its own: starting threads through tsx is most of the cost.
 let dir: string;

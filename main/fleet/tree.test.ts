@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fleetSnapshot } from '../../test/helpers/fleet-snapshot';
 import { openCache } from '../cache/cache';
 import { fleetColumns, fleetTreeFromColumns, PART_RESTART, partsFromColumns, treePartColumns, type FleetColumns } from '../../common/locations';
 import { cachedPart, putPartDetails, readTree, readTreeColumns, readTreeParts, replaceFleet, type FleetSnapshot } from './tree';
@@ -15,18 +16,7 @@ import { createInterface } from 'node:readline';
 const at = '2026-11-23T10:00:00.000Z';
 const root = join(import.meta.dirname, '..', '..');
 
-function snapshot(machines: number, tag: string): FleetSnapshot {
-  return {
-    locations: [{ id: 'l1', name: `Site ${tag}`, parentLocationId: '', region: '', ownerOrgId: 'a', sharedWithOrgIds: [], createdOn: null, robotCount: machines }],
-    machines: Array.from({ length: machines }, (_, i) => ({
-      id: `m${i}`,
-      name: `${tag}-${i}`,
-      locationId: 'l1',
-      createdOn: null,
-      parts: [0, 1, 2].map((p) => ({ id: `p${i}-${p}`, name: `${tag}-${i}-${p}`, mainPart: p === 0, fqdn: 'x', lastAccess: at, markedForRestart: false })),
-    })),
-  };
-}
+const snapshot = (machines: number, tag: string) => fleetSnapshot(machines, tag, at);
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
