@@ -24,11 +24,11 @@ describe('configTextProblem', () => {
     expect(configTextProblem(`{"a": "${'é'.repeat(padding / 2 + 8)}"}`)).toMatch(/MiB of JSON; a config is at most 1.5 MiB/);
   });
 
-  it('allows 100 levels and refuses 101, without recursion', () => {
+  it('allows 32 levels and refuses 33, without recursion', () => {
     const nest = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
-    expect(configTextProblem(nest(100))).toBeUndefined();
-    expect(configTextProblem(nest(101))).toBe('nests more than 100 levels deep');
-    expect(configTextProblem(`{"a": ${'['.repeat(5000)}${']'.repeat(5000)}}`)).toBe('nests more than 100 levels deep');
+    expect(configTextProblem(nest(32))).toBeUndefined();
+    expect(configTextProblem(nest(33))).toBe('nests more than 32 levels deep');
+    expect(configTextProblem(`{"a": ${'['.repeat(5000)}${']'.repeat(5000)}}`)).toBe('nests more than 32 levels deep');
   });
 
   it('is what the configText schema refuses with', () => {

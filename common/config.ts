@@ -19,8 +19,8 @@ import { id, type IsoTime, type JsonObject, type JsonValue } from './schemas';
 
 /** Largest config, as UTF-8 JSON text: the service's bound (docs/PROTOCOL.md, UpdateRobotPart), checked here so the editor says so first. */
 export const MAX_CONFIG_BYTES = 1.5 * 1024 * 1024;
-/** Deepest nesting of objects and arrays in a config: the service's bound. */
-export const MAX_CONFIG_DEPTH = 100;
+/** Deepest nesting of objects and arrays in a config: the service's bound (what a Struct decoder reads back; fleetconfig/json.ts says why). */
+export const MAX_CONFIG_DEPTH = 32;
 
 /** Why `text` cannot be stored as a config, or undefined when it can (the service's rules, so a bad text never leaves the app). */
 export function configTextProblem(text: string): string | undefined {
@@ -46,7 +46,7 @@ export function configTextProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** A config as JSON text: a JSON object of at most 1.5 MiB and 100 levels. Sent as written (the service keeps a part's text verbatim). */
+/** A config as JSON text: a JSON object of at most 1.5 MiB and 32 levels. Sent as written (the service keeps a part's text verbatim). */
 export const configText = z
   .string()
   // Characters never outnumber UTF-8 bytes: a text this long is too large without encoding it.

@@ -12,11 +12,14 @@ export interface JsonObject {
 }
 
 /**
- * Deepest nesting of objects and arrays a config may have. Real configs nest about ten levels; the
- * bound keeps a config encodable as a protobuf Struct (each level costs the encoder and the decoder
- * stack frames) and keeps resolution's copies cheap.
+ * Deepest nesting of objects and arrays a config may have. Real configs nest about ten levels. The
+ * bound is what every reader can decode: a config is answered as a protobuf Struct too, and the
+ * generated decoder stops at 100 levels of Struct messages — each level of JSON object costs three
+ * (Struct, its fields entry, Value), so 33 is the deepest a client can read back. A config stored
+ * deeper (it could arrive as JSON text) would make every later read of the part fail to decode.
+ * Metadata's bound is the same (service/validate.ts).
  */
-export const MAX_CONFIG_DEPTH = 100;
+export const MAX_CONFIG_DEPTH = 32;
 /**
  * Largest config, as UTF-8 JSON text. GetRobotPart answers the config twice (as a Struct and as the
  * stored text), and both must fit gRPC's 4 MiB message with room to spare; 1.5 MiB holds about 7,500

@@ -107,7 +107,7 @@ describe('config bounds', () => {
     expect(checkConfigText('{"a":')).toMatchObject({ ok: false, message: expect.stringMatching(/not valid JSON/) });
     expect(checkConfigText(`{"a": "${'x'.repeat(MAX_CONFIG_BYTES)}"}`)).toMatchObject({ ok: false, message: expect.stringMatching(/MiB of JSON/) });
     const deep = `${'{"a":'.repeat(MAX_CONFIG_DEPTH + 1)}1${'}'.repeat(MAX_CONFIG_DEPTH + 1)}`;
-    expect(checkConfigText(deep)).toMatchObject({ ok: false, message: expect.stringMatching(/nests more than 100/) });
+    expect(checkConfigText(deep)).toMatchObject({ ok: false, message: expect.stringMatching(/nests more than 32/) });
     const deepest = `${'{"a":'.repeat(MAX_CONFIG_DEPTH)}1${'}'.repeat(MAX_CONFIG_DEPTH)}`;
     expect(checkConfigText(deepest).ok).toBe(true);
     expect(checkConfigText(`${'['.repeat(200_000)}${']'.repeat(200_000)}`).ok).toBe(false);

@@ -87,9 +87,9 @@ describe('training cache', () => {
 
   it('reports a watched job that went from active to succeeded or failed once, and nothing for unwatched or unchanged jobs', () => {
     const db = openCache(':memory:');
-    expect(putTrainingJobs(db, [job('a', { status: 'running' }), job('b', { status: 'running' })], AT)).toEqual({ changed: true, ended: [] });
+    expect(putTrainingJobs(db, [job('a', { status: 'running' }), job('b', { status: 'running' })], AT)).toEqual({ changed: true, ended: [], activated: true });
     setWatched(db, 'a', true, AT);
-    expect(putTrainingJobs(db, [job('a', { status: 'running' })], AT)).toEqual({ changed: false, ended: [] });
+    expect(putTrainingJobs(db, [job('a', { status: 'running' })], AT)).toEqual({ changed: false, ended: [], activated: false });
     const ended = putTrainingJobs(db, [job('a', { status: 'failed', error: { code: 'NOT_FOUND', message: 'no dataset' } }), job('b', { status: 'succeeded' })], AT);
     expect(ended.ended.map((j) => [j.id, j.status, j.watched])).toEqual([['a', 'failed', true]]);
     // Seen again as failed: not announced twice.
@@ -101,6 +101,17 @@ describe('training cache', () => {
     putTrainingJobs(db, [job('c', { status: 'running' })], AT);
     setWatched(db, 'c', true, AT);
     expect(putTrainingJobs(db, [job('c', { status: 'canceled' })], AT).ended).toEqual([]);
+  });
+
+  it('says when a job came into an active status: new and pending or running, or moved among the active ones; never for progress or an end', () => {
+    const db = openCache(':memory:');
+    expect(putTrainingJobs(db, [job('a', { status: 'pending' })], AT).activated).toBe(true);
+    expect(putTrainingJobs(db, [job('a', { status: 'running' })], AT).activated).toBe(true);
+    expect(putTrainingJobs(db, [job('a', { status: 'running', progressPercent: 40 })], AT)).toMatchObject({ changed: true, activated: false });
+    expect(putTrainingJobs(db, [job('a', { status: 'canceling' })], AT).activated).toBe(true);
+    expect(putTrainingJobs(db, [job('a', { status: 'canceled' })], AT)).toMatchObject({ changed: true, activated: false });
+    expect(putTrainingJobs(db, [job('b', { status: 'succeeded' })], AT)).toMatchObject({ changed: true, activated: false });
+    expect(replaceTrainingJobs(db, 'org-1', [job('c', { status: 'pending' })], AT)).toMatchObject({ changed: true, activated: true });
   });
 
   it('replaces an organization’s jobs whole, keeping the watches of jobs still listed and dropping the rest', () => {

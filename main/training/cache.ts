@@ -40,6 +40,13 @@ function fromRow(row: Row): TrainingJob {
 export interface TrainingWrite {
   readonly changed: boolean;
   readonly ended: TrainingJob[];
+  /**
+   * Whether a job came into an active status it did not have: new and pending or running (a submit, a
+   * job another client submitted), or a status change among the active ones (running, canceling).
+   * The watcher then polls from its shortest interval: a status the user just caused must not wait
+   * out a backoff grown while other jobs ran unchanged (a short job could end unseen).
+   */
+  readonly activated: boolean;
 }
 
 const UPSERT = `INSERT INTO training_jobs (id, org_id, status, created_on, job, cached_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -51,6 +58,7 @@ function put(db: CacheDb, jobs: readonly CachedJob[], at: string): TrainingWrite
   const upsert = db.prepare(UPSERT);
   const watched = db.prepare('SELECT 1 FROM training_watched WHERE job_id = ?').pluck();
   let changed = false;
+  let activated = false;
   const ended: TrainingJob[] = [];
   for (const job of jobs) {
     const json = JSON.stringify(job);
@@ -59,11 +67,12 @@ function put(db: CacheDb, jobs: readonly CachedJob[], at: string): TrainingWrite
     changed = true;
     upsert.run(job.id, job.orgId, job.status, job.createdOn, json, at);
     const wasActive = old === undefined || ACTIVE_TRAINING_STATUSES.includes(old.status);
+    if (old?.status !== job.status && ACTIVE_TRAINING_STATUSES.includes(job.status)) activated = true;
     if (wasActive && (job.status === 'succeeded' || job.status === 'failed') && watched.get(job.id) !== undefined) {
       ended.push({ ...job, watched: true });
     }
   }
-  return { changed, ended };
+  return { changed, ended, activated };
 }
 
 /** Store jobs read one by one (a Get, a submit, a poll) without touching the organization's others. */
@@ -86,7 +95,7 @@ export function replaceTrainingJobs(db: CacheDb, orgId: string, jobs: readonly C
     markSynced(db, trainingResourceKey(orgId), at);
     db.prepare('DELETE FROM sync_state WHERE resource = ?').run(modifiedKey(orgId));
     noteModified(db, orgId, jobs);
-    return { changed: write.changed || gone.length > 0, ended: write.ended };
+    return { ...write, changed: write.changed || gone.length > 0 };
   })();
 }
 

@@ -156,7 +156,7 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
             if (e instanceof AppError && e.kind === 'not-found' && getTrainingJob(cache, jobId)) {
               const orgId = getTrainingJob(cache, jobId)?.orgId ?? '';
               await run('trainingRemove', [jobId]);
-              watcher.apply(cache, [orgId], { changed: true, ended: [] });
+              watcher.apply(cache, [orgId], { changed: true, ended: [], activated: false });
             }
             throw e;
           }
@@ -271,7 +271,7 @@ export function trainingHandlers(ctx: BackendContext, watcher: TrainingWatcher):
         }
         if (deleted.length > 0) {
           await run('trainingRemove', deleted);
-          watcher.apply(cache, [...orgIds], { changed: true, ended: [] });
+          watcher.apply(cache, [...orgIds], { changed: true, ended: [], activated: false });
         }
         return { deleted, failed };
       }),

@@ -83,6 +83,37 @@ describe('TrainingWatcher', () => {
     t.watcher.stop();
   });
 
+  it('follows a job the user just submitted or cancelled from the shortest interval, whatever backoff other running jobs had grown', async () => {
+    const t = setup();
+    putTrainingJobs(t.cache, [cached('a', 'running')], AT);
+    t.statuses.set('a', TrainingStatus.TRAINING_STATUS_RUNNING);
+    t.watcher.poke();
+    // 1 + 1.5 + 2.25 + 3.375 + 5 s: the interval is at its 5-s cap.
+    await vi.advanceTimersByTimeAsync(13_125);
+    expect(t.calls()).toBe(5);
+    await vi.advanceTimersByTimeAsync(500);
+    // A submit writes the new job as the handler does: the next poll comes 1 s later, not 4.5 s.
+    t.statuses.set('b', TrainingStatus.TRAINING_STATUS_PENDING);
+    t.watcher.apply(t.cache, ['org-1'], putTrainingJobs(t.cache, [cached('b', 'pending')], AT));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(t.calls()).toBe(5);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.calls()).toBe(7); // both active jobs read
+    // Back off again, then a cancel (running → canceling) polls from the start too.
+    await vi.advanceTimersByTimeAsync(1_500 + 2_250 + 3_375 + 5_000);
+    expect(t.calls()).toBe(15);
+    await vi.advanceTimersByTimeAsync(1_000);
+    t.statuses.set('a', TrainingStatus.TRAINING_STATUS_CANCELING);
+    t.watcher.apply(t.cache, ['org-1'], putTrainingJobs(t.cache, [{ ...cached('a', 'canceling') }], AT));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(t.calls()).toBe(17);
+    // Progress moving alone never shortens it.
+    t.watcher.apply(t.cache, ['org-1'], putTrainingJobs(t.cache, [{ ...cached('a', 'canceling'), progressPercent: 55 }], AT));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(t.calls()).toBe(17);
+    t.watcher.stop();
+  });
+
   it('does not poll with nothing active, nor while offline; a deleted job is dropped from the cache', async () => {
     const t = setup();
     putTrainingJobs(t.cache, [cached('done', 'succeeded')], AT);

@@ -131,8 +131,11 @@ export class TrainingWatcher {
       }
       this.#events.emit('training.ended', { job, notified });
     }
-    // A job that became active starts polling if nothing polls yet; a poll's own writes keep its backoff.
-    if (write.changed) this.wake();
+    // A status the user (or another client) just caused is followed closely from now, whatever the
+    // backoff grown meanwhile; any other change starts polling only if nothing polls yet, so a poll's
+    // own writes of moving progress keep its backoff.
+    if (write.activated) this.poke();
+    else if (write.changed) this.wake();
   }
 
   /** Tell the renderer what the (new) cache holds: after a switch, every organization changed. */
@@ -244,7 +247,7 @@ export class TrainingWatcher {
     const orgIds = [...fresh.map((j) => j.orgId), ...gone.map((id) => before.get(id)?.orgId ?? '')].filter((id) => id !== '');
     if (gone.length > 0) await run('trainingRemove', gone);
     const write = await run('trainingPut', fresh, at);
-    this.apply(cache, orgIds, { changed: write.changed || gone.length > 0, ended: write.ended });
+    this.apply(cache, orgIds, { ...write, changed: write.changed || gone.length > 0 });
     // Progress moves at every poll while a job runs; only a new status resets the backoff.
     return gone.length > 0 || fresh.some((j) => before.get(j.id)?.status !== j.status);
   }

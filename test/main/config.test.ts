@@ -175,7 +175,7 @@ describe('payloads the bridge refuses, with what is wrong', () => {
     ['config.save', { partId: 'p', configJson: '{"a": ', lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson is not valid JSON/],
     ['config.save', { partId: 'p', configJson: 'null', lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson must be a JSON object/],
     ['config.save', { partId: 'p', configJson: long, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson .*1\.5 MiB/],
-    ['config.save', { partId: 'p', configJson: `{"d": ${deep}}`, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson nests more than 100 levels/],
+    ['config.save', { partId: 'p', configJson: `{"d": ${deep}}`, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson nests more than 32 levels/],
     ['config.save', { partId: 'p', configJson: '{}', lastUpdated: 'yesterday' }, /lastUpdated must be an ISO-8601 time/],
     ['config.save', { partId: 'p', configJson: '{}' }, /lastUpdated/],
     ['config.save', { partId: 'p', configJson: 42, lastUpdated: '2026-01-01T00:00:00.000Z' }, /configJson/],

@@ -7,6 +7,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appCall, expectError, ownerMetadata, scopedKey, startTestService, type TestService } from './helpers';
+import { MAX_CONFIG_DEPTH } from '../../fleetconfig';
 
 let t: TestService;
 let owner: Metadata;
@@ -70,7 +71,7 @@ describe('UpdateRobotPart', () => {
     // JSON.parse quotes the text it stopped at, cut short, sometimes halfway through an emoji: the lone
     // surrogate left must not keep the answer from being sent (grpc-js cannot encode it).
     await refuse({ robotConfigJson: `x${'😀'.repeat(30)}` }, 'robot_config_json', /not valid JSON/);
-    await refuse({ robotConfigJson: `${'{"a":'.repeat(101)}1${'}'.repeat(101)}` }, 'robot_config_json', /nests more than 100 levels/);
+    await refuse({ robotConfigJson: `${'{"a":'.repeat(33)}1${'}'.repeat(33)}` }, 'robot_config_json', /nests more than 32 levels/);
     await refuse({ robotConfigJson: `{"a": "${'x'.repeat(1_600_000)}"}` }, 'robot_config_json', /MiB/);
     await refuse({ robotConfigJson: '{"fragments": "abc"}' }, 'robot_config_json', /fragments must be an array/);
     await refuse({ robotConfigJson: '{"fragments": [{"version": "1"}]}' }, 'robot_config_json', /fragments\[0\] has no id/);
@@ -78,6 +79,21 @@ describe('UpdateRobotPart', () => {
     await refuse({ robotConfig: { fragment_mods: [{ fragment_id: 'x', mods: [{ $push: {} }] }] } }, 'robot_config', /fragment_mods\[0\]\.mods\[0\] must be an object with one key/);
     expect((await read(part.id)).configJson).toBe('{"kept": true}');
     expect(await history(part.id)).toHaveLength(1);
+  });
+
+  it('stores the deepest config allowed, and every read of the part decodes it (answered as a Struct too)', async () => {
+    // The bound is what a client's Struct decoder reads back: a text one level deeper once made every
+    // later GetRobotPart and GetRobotPartHistory of the part fail to decode on the client (INTERNAL).
+    const { part } = await machine();
+    const deepest = `${'{"a":'.repeat(MAX_CONFIG_DEPTH)}1${'}'.repeat(MAX_CONFIG_DEPTH)}`;
+    const arrays = `{"a": ${'['.repeat(MAX_CONFIG_DEPTH - 1)}1${']'.repeat(MAX_CONFIG_DEPTH - 1)}}`;
+    for (const text of [deepest, arrays]) {
+      const saved = await appCall(t, 'updateRobotPart', { robotPartId: part.id, name: part.name, robotConfigJson: text }, owner);
+      expect(saved.part!.robotConfig).toEqual(JSON.parse(text));
+      expect((await read(part.id)).configJson).toBe(text);
+    }
+    // The newest change's previous state is the deepest objects' config.
+    expect((await history(part.id))[0]!.old!.robotConfig).toEqual(JSON.parse(deepest));
   });
 
   it('refuses a blank, too long or taken name', async () => {
