@@ -13,7 +13,7 @@ const here = import.meta.dirname;
 const icon = join(here, '..', '..', 'resources', 'icon.png');
 
 runShell({
-  openBackend: (options) => Backend.open({ ...options, cacheWorker: { entry: join(here, 'cache-worker.js') } }),
+  openBackend: (options) => Backend.open({ ...options, cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true } }),
   paths: {
     preload: join(here, '..', 'preload', 'index.cjs'),
     rendererDir: join(here, '..', 'renderer'),

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const userDataDir = resolve(values['user-data-dir'] ?? defaultUserDataDir());
   const log = (m: string) => process.stderr.write(`[fleet-desk] ${m}\n`);
 
-  const backend = await Backend.open({ userDataDir, serviceEntry: join(here, 'service.js'), cacheWorker: { entry: join(here, 'cache-worker.js') }, log, acceptUploadPaths: false });
+  const backend = await Backend.open({ userDataDir, serviceEntry: join(here, 'service.js'), cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true }, log, acceptUploadPaths: false });
   const server = await startWebServer({ handlers: backend.handlers, events: backend.events, rendererDir: join(here, '..', 'renderer'), port, log, downloads: backend.downloads, stageUpload: (name, body, size) => backend.uploads.stage(name, body, size) });
 
   let closing = false;

@@ -57,3 +57,23 @@ describe('the tree reader', () => {
     expect((await w.run('readTreeColumns', 'd')).machineNames).toEqual(['x-0']);
   });
 });
+
+describe('warm', () => {
+  it('starts the tree reader with the cache when asked (the writer on its first job), reads through it, and closes an idle one', async () => {
+    const path = join(dir, 'warm.sqlite');
+    openCache(path).close();
+    const cold = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+    expect(cold.running).toEqual({ writer: false, reader: false });
+    await cold.close();
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    expect(warm.running).toEqual({ writer: false, reader: true });
+    await warm.run('replaceFleet', 'w', snapshot(2, 'warm'), at);
+    expect((await warm.run('readTreeColumns', 'w')).machineNames).toEqual(['warm-0', 'warm-1']);
+    expect(warm.running).toEqual({ writer: true, reader: true });
+    await warm.close();
+    // Closed before its thread ever ran a job: it stops all the same.
+    const idle = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    await idle.close();
+    expect(idle.running).toEqual({ writer: false, reader: false });
+  }, 30_000);
+});
