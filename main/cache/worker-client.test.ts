@@ -76,4 +76,40 @@ describe('warm', () => {
     await idle.close();
     expect(idle.running).toEqual({ writer: false, reader: false });
   }, 30_000);
+
+  it('reads ahead every organization’s head as a page asks for it, answers those asks from them until the file changes, and answers heads before parts', async () => {
+    const path = join(dir, 'ahead.sqlite');
+    openCache(path).close();
+    const writer = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+    const org = (id: string, name: string) => ({ id, name, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
+    await writer.run('replaceOrgs', [org('o1', 'One'), org('o2', 'Two')], at);
+    for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, snapshot(3, id), at);
+    await writer.close();
+
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    try {
+      // Both heads, read before anything asked; not their parts.
+      await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toEqual({ read: 2, kept: 0, ahead: 2 });
+      // Asked as a page asks (each organization's head and parts at once): the heads come first.
+      const order: string[] = [];
+      const asks = [
+        warm.run('readTreeParts', 'o1').then(() => order.push('parts o1')),
+        warm.run('readTreeColumns', 'o1', false).then(() => order.push('head o1')),
+        warm.run('readTreeParts', 'o2').then(() => order.push('parts o2')),
+        warm.run('readTreeColumns', 'o2', false).then(() => order.push('head o2')),
+      ];
+      await Promise.all(asks);
+      expect(order).toEqual(['head o1', 'head o2', 'parts o1', 'parts o2']);
+      expect(await warm.readerStats()).toEqual({ read: 4, kept: 2, ahead: 2 });
+      const head = await warm.run('readTreeColumns', 'o2', false);
+      expect(head.machineNames).toEqual(['o2-0', 'o2-1', 'o2-2']);
+      expect((await warm.run('readTreeParts', 'o2')).stamp).toBe(head.stamp);
+      // A write drops what was kept.
+      await warm.run('removeMachine', head.machineIds[0]!);
+      expect((await warm.run('readTreeColumns', 'o2', false)).machineNames).toEqual(['o2-1', 'o2-2']);
+      expect(await warm.readerStats()).toEqual({ read: 5, kept: 4, ahead: 2 });
+    } finally {
+      await warm.close();
+    }
+  }, 30_000);
 });

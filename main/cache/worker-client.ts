@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ErrorKind } from '../../common/result';
 import { AppError } from '../backend/errors';
-import { READER_JOBS } from '../fleet/jobs';
+import { READER_JOBS, READER_STATS } from '../fleet/jobs';
 import type { CacheJobName, JobArgs, JobResult } from './all-jobs';
 
 export interface CacheWorkerOptions {
@@ -27,9 +27,18 @@ export interface CacheWorkerOptions {
    * Start the tree reader with the cache instead of on its first read. The app sets it: a thread
    * takes 0.3–1 s to start on two cores (its modules, beside the local service's start and the
    * connect's sync), and on a cold open that wait was most of the time from the page's first tree
-   * call to its first screenful, while the page's own boot could have covered it.
+   * call to its first screenful, while the page's own boot could have covered it. The reader then
+   * also reads ahead what a page opening asks first (fleet/jobs.ts readAheadJobs) and keeps it
+   * until the file changes.
    */
   readonly warm?: boolean;
+}
+
+/** What the tree reader did since it started: reads it ran (asked for or read ahead), answers it gave from what it kept, reads it made ahead. */
+export interface ReaderStats {
+  readonly read: number;
+  readonly kept: number;
+  readonly ahead: number;
 }
 
 interface Pending {
@@ -55,7 +64,7 @@ class CacheThread {
   }
 
   #start(): Worker {
-    const workerData = this.#role === 'reader' ? { path: this.#path, role: 'reader' } : { path: this.#path, settings: this.#options.settings };
+    const workerData = this.#role === 'reader' ? { path: this.#path, role: 'reader', readAhead: this.#options.warm === true } : { path: this.#path, settings: this.#options.settings };
     const worker = new Worker(this.#options.entry, { workerData, execArgv: [...(this.#options.execArgv ?? [])] });
     worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind }) => {
       // id 0: the worker's own background work (indexing log lines) reports a failure.
@@ -99,11 +108,16 @@ class CacheThread {
 
   /** Run `job` in the worker; resolves with its result. */
   run<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
+    return this.post(job, args) as Promise<JobResult<J>>;
+  }
+
+  /** Send the thread a request (a job, or the reader's own READER_STATS) and resolve with its answer. */
+  post(job: string, args: readonly unknown[]): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the cache is closed'));
     const worker = (this.#worker ??= this.#start());
     const id = this.#nextId++;
-    return new Promise<JobResult<J>>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    return new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
       worker.ref();
       worker.postMessage({ id, job, args });
     });
@@ -148,6 +162,11 @@ export class CacheWorker {
     this.#writer = new CacheThread(path, options, 'writer');
     this.#reader = new CacheThread(path, options, 'reader');
     if (options.warm === true) this.#reader.warm();
+  }
+
+  /** What the tree reader did since it (last) started: the bench tells a read-ahead that served a cold open from one that came too late. */
+  readerStats(): Promise<ReaderStats> {
+    return this.#reader.post(READER_STATS, []) as Promise<ReaderStats>;
   }
 
   /** Which threads are running now (a thread starts on its first job, and stops on a crash until the next). */

@@ -11,7 +11,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { cacheJobs, READ_JOBS, workerTasks, type CacheJobName } from './all-jobs';
-import { READER_JOBS, STREAM_JOBS, streaming } from '../fleet/jobs';
+import { isTreeHead, READER_JOBS, READER_STATS, readAheadJobs, STREAM_JOBS, streaming } from '../fleet/jobs';
 import { isErrorKind } from '../../common/result';
 
 interface Request {
@@ -22,8 +22,8 @@ interface Request {
 
 const port = parentPort;
 if (port === null) throw new Error('the cache worker runs only as a worker thread');
-const { path, settings, role } = workerData as { path: string; settings?: Readonly<Record<string, unknown>>; role?: 'reader' };
-if (role === 'reader') serveReads(port, path);
+const { path, settings, role, readAhead } = workerData as { path: string; settings?: Readonly<Record<string, unknown>>; role?: 'reader'; readAhead?: boolean };
+if (role === 'reader') serveReads(port, path, readAhead === true);
 else serveJobs(port, path, settings ?? {});
 
 /** A job's answer, or its failure with its kind if it has one. */
@@ -43,32 +43,79 @@ function answer(port: NonNullable<typeof parentPort>, id: number, work: () => un
  * arguments kept while the file is unchanged (`data_version` moves with every commit of another
  * connection): a tree asked for again — a change announced twice, a second window — is not read again.
  */
-function serveReads(port: NonNullable<typeof parentPort>, path: string): void {
+function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhead: boolean): void {
   const reader = new Database(path, { fileMustExist: true, readonly: true });
   // Trees are a few MB read now and then: the default 16 MB page cache would only hold memory.
   reader.pragma('cache_size = -4000');
   reader.pragma('busy_timeout = 5000');
   const ready = new Map<string, { version: number; value: unknown }>();
+  /** What the reader did so far (READER_STATS): reads it ran (asked or ahead), answers it gave from what it kept. */
+  const stats = { read: 0, kept: 0, ahead: 0 };
+  let closed = false;
+  const read = (job: string, args: readonly unknown[], asked = true): unknown => {
+    if (!READER_JOBS.has(job)) throw new Error(`${job} is not a read the tree reader runs`);
+    const run = cacheJobs[job as CacheJobName] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
+    return reader.transaction(() => {
+      const version = reader.pragma('data_version', { simple: true }) as number;
+      const key = JSON.stringify([job, args]);
+      const kept = ready.get(key);
+      if (kept?.version === version) {
+        if (asked) stats.kept++;
+        return kept.value;
+      }
+      stats.read++;
+      const value = run(reader, ...args);
+      ready.set(key, { version, value });
+      return value;
+    })();
+  };
+  // Requests wait here for a turn of the event loop: a page asks for every organization's head and
+  // parts at once, and the heads (its first screenful) are answered before any parts, whatever the
+  // order they came in. One read per turn, so that what arrives meanwhile is weighed too.
+  const waiting: Request[] = [];
+  let draining = false;
+  const drain = () => {
+    draining = false;
+    if (closed) return;
+    const at = waiting.findIndex((r) => isTreeHead(r.job, r.args));
+    const [message] = waiting.splice(at === -1 ? 0 : at, 1);
+    if (message === undefined) return;
+    answer(port, message.id, () => ((message.job as string) === READER_STATS ? { ...stats } : read(message.job, message.args)));
+    if (waiting.length > 0) schedule();
+  };
+  const schedule = () => {
+    if (draining) return;
+    draining = true;
+    setImmediate(drain);
+  };
   port.on('message', (message: Request | 'close') => {
     if (message === 'close') {
+      closed = true;
       reader.close();
       port.close();
       return;
     }
-    answer(port, message.id, () => {
-      if (!READER_JOBS.has(message.job)) throw new Error(`${message.job} is not a read the tree reader runs`);
-      const run = cacheJobs[message.job] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
-      return reader.transaction(() => {
-        const version = reader.pragma('data_version', { simple: true }) as number;
-        const key = JSON.stringify([message.job, message.args]);
-        const kept = ready.get(key);
-        if (kept?.version === version) return kept.value;
-        const value = run(reader, ...message.args);
-        ready.set(key, { version, value });
-        return value;
-      })();
-    });
+    waiting.push(message);
+    schedule();
   });
+  if (!readAhead) return;
+  // One read per turn too, after any request waiting. A read that fails is left to the request that
+  // needs it, which says why.
+  const ahead = readAheadJobs(reader);
+  const next = () => {
+    if (closed) return;
+    if (waiting.length > 0) return void setImmediate(next);
+    const item = ahead.shift();
+    if (item === undefined) return;
+    try {
+      read(item.job, item.args, false);
+      stats.ahead++;
+    } catch {
+      // Nothing asked for it yet.
+    }
+    setImmediate(next);
+  };
+  setImmediate(next);
 }
 
 function serveJobs(port: NonNullable<typeof parentPort>, path: string, settings: Readonly<Record<string, unknown>>): void {
