@@ -35,8 +35,10 @@ export class FleetStore {
   /**
    * Organizations whose whole tree has not arrived yet, indexed from their locations and machines
    * alone (`locations.treeColumns` without parts): the tree draws its first screenful from these on
-   * a cold start, and their parts (`locations.treeParts`) complete them. Only drawing reads them; `tree()`, search and every other reader wait for the
-   * whole tree, so none of them ever takes a part it lacks for one that does not exist.
+   * a cold start, and their parts (`locations.treeParts`) complete them. Only drawing and search
+   * read them (search finds locations and machines at once, part names once the parts are in, and
+   * says so: `searchPartial`); `tree()` and every other reader wait for the whole tree, so none of
+   * them ever takes a part it lacks for one that does not exist.
    */
   readonly #heads = new SvelteMap<string, TreeIndex>();
   readonly #loading = new SvelteSet<string>();
@@ -342,8 +344,12 @@ export class FleetStore {
     const orgs = [...this.orgs].sort(byName);
     const shown: { org: Organization; index?: TreeIndex; marks?: Uint8Array }[] = [];
     let matches = 0;
+    let partial = false;
     for (const org of orgs) {
-      const index = this.#trees.get(org.id);
+      // A cold start's head while its parts are on their way: its locations and machines are found already.
+      const whole = this.#trees.get(org.id);
+      const index = whole ?? this.#heads.get(org.id);
+      if (!whole && index) partial = true;
       let marks: Uint8Array | undefined;
       if (index) {
         const last = this.#lastSearch.get(org.id);
@@ -358,6 +364,7 @@ export class FleetStore {
       if (marks || named) shown.push({ org, index, marks });
     }
     this.#matches = matches;
+    this.#partial = partial;
     return shown.map(({ org, index, marks }, i) => {
       const ref: NodeRef = { kind: 'org', orgId: org.id, id: org.id };
       const row: FleetRow = { key: nodeKey(ref), ref, label: org.name, level: 1, parentKey: null, expandable: true, expanded: true, posinset: i + 1, setsize: shown.length, count: index?.tree.machines.length, match: matchOf(org.name, query) };
@@ -373,4 +380,12 @@ export class FleetStore {
   });
   /** Nodes matching the current query, counted by the last computation of `rows` (not state: derived from it). */
   #matches = 0;
+
+  /** Whether the current search looked at a tree whose parts have not arrived yet (a cold start): part names may match once they do. */
+  searchPartial = $derived.by(() => {
+    if (this.#query.trim() === '') return false;
+    void this.rows;
+    return this.#partial;
+  });
+  #partial = false;
 }

@@ -66,7 +66,7 @@ describe('FleetStore', () => {
     expect([...store.rows].find((r) => r.label === 'bot-1-main')).toMatchObject({ main: true, level: 5, parentKey: nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' }) });
   });
 
-  test('a cold start draws the locations and machines before the whole tree arrives; only drawing reads that head', async () => {
+  test('a cold start draws the locations and machines before the whole tree arrives; only drawing and search read that head', async () => {
     const keys = [nodeKey({ kind: 'org', orgId: 'a', id: 'a' }), nodeKey({ kind: 'location', orgId: 'a', id: 'site' }), nodeKey({ kind: 'location', orgId: 'a', id: 'floor' }), nodeKey({ kind: 'machine', orgId: 'a', id: 'bot-1' })];
     const { store, transport } = setup({ expanded: keys });
     let release = (): void => undefined;
@@ -85,11 +85,18 @@ describe('FleetStore', () => {
     expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', 'Zeta']);
     expect([...store.rows].find((r) => r.label === 'Acme')).toMatchObject({ count: 2 });
     expect(store.tree('a')).toBeUndefined();
-    store.query = 'bot';
-    expect(store.matchCount).toBe(0);
-    store.query = '';
+    // Search finds the machines of the head at once, and says part names are still to come.
+    store.query = 'bot-1';
+    expect(store.matchCount).toBe(1);
+    expect(store.searchPartial).toBe(true);
+    expect(labels(store)).toEqual(['Acme', '  Site', '    Floor', '      bot-1']);
     release();
     await settle();
+    // The parts in: the same query finds the machine's parts too, and the search is whole.
+    expect(store.matchCount).toBe(3);
+    expect(store.searchPartial).toBe(false);
+    expect(labels(store)).toEqual(['Acme', '  Site', '    Floor', '      bot-1', '        bot-1-main', '        bot-1-arm']);
+    store.query = '';
     expect(labels(store)).toEqual(['Acme', '  Dock', '  Site', '    Bay', '    Floor', '      bot-1', '        bot-1-main', '        bot-1-arm', 'Zeta']);
     expect(store.tree('a')?.tree).toEqual(acmeTree);
     // Drawn: a later load (a change) asks for the whole tree only.
