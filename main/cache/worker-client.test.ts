@@ -84,30 +84,36 @@ describe('warm', () => {
     const org = (id: string, name: string) => ({ id, name, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
     await writer.run('replaceOrgs', [org('o1', 'One'), org('o2', 'Two')], at);
     for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, snapshot(3, id), at);
+    // Not an organization the reader reads ahead: a long read to keep it busy.
+    await writer.run('replaceFleet', 'big', snapshot(5_000, 'big'), at);
     await writer.close();
 
     const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
     try {
       // Both heads, read before anything asked; not their parts.
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toEqual({ read: 2, kept: 0, ahead: 2 });
-      // Asked as a page asks (each organization's head and parts at once): the heads come first.
+      // Asked as a page asks (each organization's head and parts at once), behind a long read: the
+      // requests arrive in one batch or a few, and among those waiting the heads go first, so no
+      // parts are answered before both heads (without the long read in front, a first request
+      // delivered alone would be answered alone, parts or not).
       const order: string[] = [];
+      const busy = warm.run('readTree', 'big').then(() => order.push('busy'));
       const asks = [
         warm.run('readTreeParts', 'o1').then(() => order.push('parts o1')),
         warm.run('readTreeColumns', 'o1', false).then(() => order.push('head o1')),
         warm.run('readTreeParts', 'o2').then(() => order.push('parts o2')),
         warm.run('readTreeColumns', 'o2', false).then(() => order.push('head o2')),
       ];
-      await Promise.all(asks);
-      expect(order).toEqual(['head o1', 'head o2', 'parts o1', 'parts o2']);
-      expect(await warm.readerStats()).toEqual({ read: 4, kept: 2, ahead: 2 });
+      await Promise.all([busy, ...asks]);
+      expect(order.filter((o) => o !== 'busy')).toEqual(['head o1', 'head o2', 'parts o1', 'parts o2']);
+      expect(await warm.readerStats()).toEqual({ read: 5, kept: 2, ahead: 2 });
       const head = await warm.run('readTreeColumns', 'o2', false);
       expect(head.machineNames).toEqual(['o2-0', 'o2-1', 'o2-2']);
       expect((await warm.run('readTreeParts', 'o2')).stamp).toBe(head.stamp);
       // A write drops what was kept.
       await warm.run('removeMachine', head.machineIds[0]!);
       expect((await warm.run('readTreeColumns', 'o2', false)).machineNames).toEqual(['o2-1', 'o2-2']);
-      expect(await warm.readerStats()).toEqual({ read: 5, kept: 4, ahead: 2 });
+      expect(await warm.readerStats()).toEqual({ read: 6, kept: 4, ahead: 2 });
     } finally {
       await warm.close();
     }
