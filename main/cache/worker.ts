@@ -101,7 +101,12 @@ function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhea
   if (!readAhead) return;
   // One read per turn too, after any request waiting. A read that fails is left to the request that
   // needs it, which says why.
-  const ahead = readAheadJobs(reader);
+  let ahead: ReturnType<typeof readAheadJobs> = [];
+  try {
+    ahead = readAheadJobs(reader);
+  } catch {
+    // A cache the reader cannot list yet: it answers what is asked, as without a read-ahead.
+  }
   const next = () => {
     if (closed) return;
     if (waiting.length > 0) return void setImmediate(next);
