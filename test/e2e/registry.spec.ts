@@ -250,6 +250,8 @@ test('browse the registry: filter by type and text, keyboard through the list, r
   await u.main.getByLabel('Type').selectOption({ label: 'ML model' });
   await expect(options.filter({ hasText: 'pallet-detector' })).toBeVisible();
   await expect(options.filter({ hasText: 'crop-classifier' })).toBeVisible();
+  // Both models are in the list of every type too: wait for the type's own list, not the one before it.
+  await expect(options.filter({ hasNotText: 'ML model' })).toHaveCount(0);
   for (const text of await options.allTextContents()) expect(text).toContain('ML model');
   await expect(options.filter({ hasText: 'lidar-slam' })).toHaveCount(0);
 
