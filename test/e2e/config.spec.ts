@@ -70,6 +70,9 @@ test('edit and save; merge a change made behind my back, by itself and by hand; 
     await expect(editor).toContainText('"nav"');
     await expect(editor).toContainText('"grip"');
     await main.getByRole('button', { name: 'Save config' }).click();
+    // The toast of the first save lives 5 s and may still show: wait for this save's own effect (the
+    // edit no longer unsaved) before the service is read as saved.
+    await expect(main.getByText('Unsaved changes', { exact: true })).toHaveCount(0);
     await expect(page.getByText(`Saved the config of “${PART}”.`).last()).toBeVisible();
 
     // Overlapping: we both change the arm's speed; I keep mine by hand, and save it over theirs.
@@ -85,6 +88,7 @@ test('edit and save; merge a change made behind my back, by itself and by hand; 
     await expect(editor).toContainText('"speed": 2');
     await expect(main.getByText('Merged with the version on the service: review, then save.')).toBeVisible();
     await main.getByRole('button', { name: 'Save config' }).click();
+    await expect(main.getByText('Unsaved changes', { exact: true })).toHaveCount(0); // this save's, not an earlier toast
     await expect(page.getByText(`Saved the config of “${PART}”.`).last()).toBeVisible();
   } finally {
     client.close();
@@ -104,6 +108,7 @@ test('edit and save; merge a change made behind my back, by itself and by hand; 
   await expect(main.getByRole('heading', { level: 1 })).toHaveText(PART);
   await expect(main.getByText('Unsaved changes', { exact: true })).toBeVisible();
   await main.getByRole('button', { name: 'Save config' }).click();
+  await expect(main.getByText('Unsaved changes', { exact: true })).toHaveCount(0); // this save's, not an earlier toast
   await expect(page.getByText(`Saved the config of “${PART}”.`).last()).toBeVisible();
 });
 
