@@ -97,6 +97,9 @@ test('the API key never reaches the renderer or the logs', async ({ app }) => {
   expect(app.logs()).not.toContain(apiKey);
   // Nor does it cross the bridge: a stop/start of the local service re-reads it, and still nothing.
   await ui(page).stop.click();
+  // Offline first: "Online" alone also reads so before the stop is noticed, and the frames of the
+  // start's new connection would not be in the traffic checked below.
+  await expect(ui(page).connection).toContainText('Offline');
   await ui(page).start.click();
   await expect(ui(page).connection).toContainText('Online');
   const traffic = app.bridgeTraffic();
