@@ -6,22 +6,14 @@
  */
 import Database from 'better-sqlite3';
 import { replaceFleet } from '../../main/fleet/tree';
+import { fleetSnapshot } from './fleet-snapshot';
 
 const [path, count, tag] = process.argv.slice(2);
 const db = new Database(path!);
 db.pragma('journal_mode = WAL');
 const machines = Number(count);
 const at = new Date().toISOString();
-const snapshot = {
-  locations: [{ id: 'l1', name: `Site ${tag}`, parentLocationId: '', region: '', ownerOrgId: 'a', sharedWithOrgIds: [], createdOn: null, robotCount: machines }],
-  machines: Array.from({ length: machines }, (_, i) => ({
-    id: `m${i}`,
-    name: `${tag}-${i}`,
-    locationId: 'l1',
-    createdOn: null,
-    parts: [0, 1, 2].map((p) => ({ id: `p${i}-${p}`, name: `${tag}-${i}-${p}`, mainPart: p === 0, fqdn: 'x', lastAccess: at, markedForRestart: false })),
-  })),
-};
+const snapshot = fleetSnapshot(machines, tag!, at);
 // The first statement inside the transaction is a DELETE; tell the parent just before it starts.
 process.stdout.write('begin\n');
 replaceFleet(db, 'a', snapshot, at);
