@@ -18,9 +18,17 @@ export const uiRequests = {
     .object({ key, value: z.json() })
     .strict()
     .refine((v) => JSON.stringify(v.value).length <= 256 * 1024, 'value must be at most 256 KiB as JSON'),
+  /**
+   * The window drew its first view from the cache (the tree of every organization, the page of the
+   * last run). At launch main reaches the service only after this (or after a grace period without
+   * it), so starting the local service and the first sync do not share the machine with the boot.
+   * Said once per page load; later calls change nothing.
+   */
+  'ui.restored': z.object({}).strict(),
 };
 
 export interface UiResponses {
   'ui.get': { readonly value: unknown };
   'ui.set': Record<string, never>;
+  'ui.restored': Record<string, never>;
 }

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Backend } from './backend/backend';
+import { Backend, LAUNCH_FIRST_VIEW_GRACE_MS } from './backend/backend';
 import { runShell } from './shell/lifecycle';
 
 // The bundle puts this file at out/main/index.js; its neighbours are fixed by electron.vite.config.ts.
@@ -13,7 +13,7 @@ const here = import.meta.dirname;
 const icon = join(here, '..', '..', 'resources', 'icon.png');
 
 runShell({
-  openBackend: (options) => Backend.open({ ...options, cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true } }),
+  openBackend: (options) => Backend.open({ ...options, cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true }, firstViewGraceMs: LAUNCH_FIRST_VIEW_GRACE_MS }),
   paths: {
     preload: join(here, '..', 'preload', 'index.cjs'),
     rendererDir: join(here, '..', 'renderer'),

@@ -7,7 +7,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Backend } from './backend/backend';
+import { Backend, LAUNCH_FIRST_VIEW_GRACE_MS } from './backend/backend';
 import { defaultUserDataDir } from './paths';
 import { startWebServer } from './web/server';
 
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const userDataDir = resolve(values['user-data-dir'] ?? defaultUserDataDir());
   const log = (m: string) => process.stderr.write(`[fleet-desk] ${m}\n`);
 
-  const backend = await Backend.open({ userDataDir, serviceEntry: join(here, 'service.js'), cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true }, log, acceptUploadPaths: false });
+  const backend = await Backend.open({ userDataDir, serviceEntry: join(here, 'service.js'), cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true }, firstViewGraceMs: LAUNCH_FIRST_VIEW_GRACE_MS, log, acceptUploadPaths: false });
   const server = await startWebServer({ handlers: backend.handlers, events: backend.events, rendererDir: join(here, '..', 'renderer'), port, log, downloads: backend.downloads, stageUpload: (name, body, size) => backend.uploads.stage(name, body, size) });
 
   let closing = false;

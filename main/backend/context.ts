@@ -36,4 +36,6 @@ export interface BackendContext {
   cachePath(profileId: string): string;
   /** Forget what is known of a removed profile's key. */
   forgetKey(profileId: string): void;
+  /** A window drew its first view from the cache (`ui.restored`): a launch waiting for it may reach the service now. */
+  firstViewDrawn(): void;
 }

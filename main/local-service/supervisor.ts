@@ -124,11 +124,15 @@ export class LocalServiceSupervisor {
     return this.#child?.pid ?? null;
   }
 
-  /** Starts the service unless it runs already; resolves when it is ready to serve. */
-  start(): Promise<LocalCredentials> {
+  /**
+   * Starts the service unless it runs already; resolves when it is ready to serve. `notBefore`: the
+   * state says `starting` at once, the process is forked only once it settles (a launch lets the
+   * window draw its cached view first); a stop issued meanwhile waits for the start, as always.
+   */
+  start(options: { readonly notBefore?: Promise<unknown> } = {}): Promise<LocalCredentials> {
     if (this.#pendingStart) return this.#pendingStart;
     if (!this.#pendingStop && this.#isRunning() && this.#credentials) return Promise.resolve(this.#credentials);
-    const op = this.#tail.then(() => this.#startNow());
+    const op = this.#tail.then(() => this.#startNow(options.notBefore));
     this.#pendingStart = op;
     this.#pendingStop = null;
     this.#tail = op.catch(() => undefined);
@@ -158,7 +162,7 @@ export class LocalServiceSupervisor {
     return this.#state.status === 'running' && child !== null && child.exitCode === null && child.signalCode === null;
   }
 
-  async #startNow(): Promise<LocalCredentials> {
+  async #startNow(notBefore?: Promise<unknown>): Promise<LocalCredentials> {
     if (this.#isRunning() && this.#credentials) return this.#credentials;
     const { entry, dataDir } = this.#options;
     if (!existsSync(entry)) {
@@ -169,6 +173,7 @@ export class LocalServiceSupervisor {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.#set({ status: 'starting', address: null, error: null });
     try {
+      await notBefore?.catch(() => undefined);
       let credentials: LocalCredentials;
       try {
         credentials = await this.#attempt(this.#lastPort);

@@ -3,12 +3,16 @@ import type { DomainHandlers } from '../backend/router';
 import { getUiState } from '../cache/ui-state';
 
 /** Small per-profile UI state (expanded tree nodes, the selection), kept in the profile's cache. */
-export function uiHandlers(ctx: BackendContext): DomainHandlers<'ui.get' | 'ui.set'> {
+export function uiHandlers(ctx: BackendContext): DomainHandlers<'ui.get' | 'ui.set' | 'ui.restored'> {
   const { connection } = ctx;
   return {
     'ui.get': ({ key }) => ({ value: getUiState(connection.cache, key) }),
     'ui.set': async ({ key, value }) => {
       await connection.runCache('setUiState', key, value);
+      return {};
+    },
+    'ui.restored': () => {
+      ctx.firstViewDrawn();
       return {};
     },
   };

@@ -18,6 +18,9 @@ import { Router } from './lib/router/router.svelte';
 import type { Shell } from './lib/shell/feature';
 import { Workbench } from './lib/shell/workbench';
 
+/** How long the announcement of the first view waits for a tree that does not come (main's own grace is shorter). */
+const RESTORE_WAIT_MS = 5_000;
+
 /**
  * Everything the app shows, built over one bridge: the chrome's stores (profiles, connection, the
  * local service, the backend link), the fleet tree every feature shares, the router and the
@@ -123,12 +126,24 @@ export class FleetApp implements Shell {
       // restore, so a link that launched the app wins over the page of the last run.
       this.bridge.on('app.navigate', ({ route }) => this.router.go(route)),
     ];
-    void this.router.start(() => this.#lastPage());
+    void this.#restored(this.router.start(() => this.#lastPage()));
     return () => {
       this.router.stop();
       for (const stop of stops.reverse()) stop();
       this.notices.clear();
     };
+  }
+
+  /**
+   * Tell main once the first view is drawn from the cache — the page of the last run entered, every
+   * organization's tree loaded, a frame painted — so that it starts the service and its first sync
+   * only then, not beside this page's boot (main goes on after a grace period without it).
+   */
+  async #restored(routed: Promise<void>): Promise<void> {
+    await Promise.all([routed, this.orgs.settled]);
+    await Promise.all(this.orgs.orgs.map((org) => this.fleet.whenTree(org.id, { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true })));
+    if (typeof requestAnimationFrame === 'function') await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    await this.bridge.invoke('ui.restored', {});
   }
 
   /** The page this profile showed last (remembered by main per profile), else its selected node's, else none. */

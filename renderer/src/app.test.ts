@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fakeBridge, settle } from './lib/testing/fake-transport';
+import { deferred, fakeBridge, settle } from './lib/testing/fake-transport';
 import { ok } from '../../common/result';
 import { connectionState, localServiceState, org, orgsSnapshot, profilesState } from './lib/testing/fixtures';
 import type { LinkState, WebSocketTransport } from './lib/bridge/ws-transport';
@@ -55,7 +55,8 @@ function setup(options: { address?: string; saved?: Record<string, Partial<Recor
       return ok({});
     })
     .handle('registry.uploads', [])
-    .handle('training.summary', { byOrg: {}, running: 0, pending: 0 });
+    .handle('training.summary', { byOrg: {}, running: 0, pending: 0 })
+    .handle('ui.restored', {});
   const link = fakeLink();
   const history = memoryHistory(options.address ?? '');
   const app = new FleetApp(bridge, link.transport, history);
@@ -81,6 +82,32 @@ describe('FleetApp', () => {
     }
   });
 
+  test('main hears once that the first view is drawn: after the organizations and every tree are in, not before', async () => {
+    const { transport, app } = setup();
+    transport.handle('orgs.list', orgsSnapshot([org('o1', 'Acme'), org('o2', 'Bravo')]));
+    const slow = deferred<undefined>();
+    transport.handleTree(async (r) => {
+      if (r.orgId === 'o2') await slow.promise;
+      return ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
+    });
+    const stop = app.follow();
+    await idle();
+    // What the fleet feature's tree does once the list is in (its effect does not run without a component).
+    app.fleet.ensureTrees();
+    await idle();
+    expect(transport.callsTo('locations.treeColumns').length).toBeGreaterThanOrEqual(2);
+    // Acme's tree is in; Bravo's is not: the view is not drawn yet.
+    expect(transport.callsTo('ui.restored')).toEqual([]);
+    slow.resolve(undefined);
+    await idle();
+    expect(transport.callsTo('ui.restored')).toEqual([{}]);
+    // Later loads (a change, a reload of the link) say nothing more.
+    transport.emit('fleet.changed', { orgIds: ['o1'], all: false });
+    await idle();
+    expect(transport.callsTo('ui.restored')).toEqual([{}]);
+    stop();
+  });
+
   test('when the backend link comes back after a loss, everything is loaded again', async () => {
     const { transport, app, link } = setup();
     app.follow();
@@ -93,7 +120,8 @@ describe('FleetApp', () => {
     link.set({ status: 'open', retryAt: null, failures: 0, everOpened: true });
     await settle();
     expect(app.link.down).toBe(false);
-    // Every snapshot, the fleet tree of each organization (none drawn yet: its head without parts, then its parts alone), and what the features show (the upload queue, the training badge, the fragment drafts to offer).
+    // Every snapshot, the fleet tree of each organization (none drawn yet: its head without parts, then its parts alone), and what the features show (the upload queue, the training badge, the fragment drafts to offer);
+    // with the first trees drawn, main hears that the first view is (no component loaded them before).
     expect(transport.calls.slice(before).map((c) => c.channel).sort()).toEqual([
       'connection.get',
       'fragments.drafts',
@@ -104,6 +132,7 @@ describe('FleetApp', () => {
       'profiles.list',
       'registry.uploads',
       'training.summary',
+      'ui.restored',
     ]);
   });
 });

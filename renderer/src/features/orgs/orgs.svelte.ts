@@ -48,6 +48,10 @@ export class OrgsStore {
   get loading(): boolean {
     return this.#synced.loading;
   }
+  /** Resolves once the first list is in (or its first load failed). */
+  get settled(): Promise<void> {
+    return this.#synced.settled;
+  }
   /** Why loading the list failed. */
   get loadError(): BridgeError | null {
     return this.#synced.error;

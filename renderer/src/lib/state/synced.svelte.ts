@@ -15,6 +15,8 @@ export class Synced<T> {
   readonly #fetch: () => Promise<Result<T>>;
   readonly #follow: (apply: (value: T) => void) => () => void;
   readonly #changed: ((value: T) => void) | undefined;
+  #firstKept: () => void = () => undefined;
+  readonly #first = new Promise<void>((resolve) => (this.#firstKept = resolve));
 
   /** `changed` is told of every snapshot kept (a load's answer or an event), after it is kept. */
   constructor(fetch: () => Promise<Result<T>>, follow: (apply: (value: T) => void) => () => void, changed?: (value: T) => void) {
@@ -30,6 +32,11 @@ export class Synced<T> {
 
   get loaded(): boolean {
     return this.#value !== null;
+  }
+
+  /** Resolves once the first snapshot is kept (a load's answer or an event) or the first load failed. */
+  get settled(): Promise<void> {
+    return this.#first;
   }
 
   get loading(): boolean {
@@ -65,6 +72,7 @@ export class Synced<T> {
       return result;
     } finally {
       this.#loading = false;
+      this.#firstKept();
     }
   }
 
@@ -74,5 +82,6 @@ export class Synced<T> {
     this.#value = value;
     this.#error = null;
     this.#changed?.(value);
+    this.#firstKept();
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * A launch with a cache lets the window draw it before the service is reached (`firstViewGraceMs`,
+ * `ui.restored`): the real backend, its cache worker, the local service forked for real.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
+
+/** Whether the forked service said anything yet (it logs its start on stderr, which the supervisor relays). */
+const serviceSpoke = (app: TestBackend) => app.logs.some((line) => line.startsWith('local service:'));
+
+describe('a launch draws the cached view before it reaches the service', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let app: TestBackend | null = null;
+
+  beforeEach(async () => {
+    dir = tempDir('fleet-desk-launch-');
+    // The first launch: no profile, no cache, nothing to draw — it connects at once even with a long grace.
+    const first = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
+    const started = Date.now();
+    await first.backend.start();
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect((await first.value('connection.get', {})).status).toBe('online');
+    await first.close();
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = null;
+    dir.remove();
+  });
+
+  it('answers from the cache, shows the local service as starting and forks it only once the window says it drew its first view', async () => {
+    app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
+    let settled = false;
+    const start = app.backend.start().then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(settled).toBe(false);
+    expect(serviceSpoke(app)).toBe(false);
+    expect(await app.value('localService.get', {})).toMatchObject({ status: 'starting', address: null });
+    expect((await app.value('connection.get', {})).status).toBe('connecting');
+    // The cache answers meanwhile: what the window draws.
+    const cached = await app.value('orgs.list', {});
+    expect(cached.orgs.length).toBeGreaterThan(0);
+    expect(await app.value('locations.treeColumns', { orgId: cached.orgs[0]!.id, parts: false })).toMatchObject({ orgId: cached.orgs[0]!.id });
+
+    expect(await app.value('ui.restored', {})).toEqual({});
+    await start;
+    expect(serviceSpoke(app)).toBe(true);
+    expect(await app.value('localService.get', {})).toMatchObject({ status: 'running' });
+    expect((await app.value('connection.get', {})).status).toBe('online');
+    // Said again (another page, a reload): nothing changes.
+    expect(await app.value('ui.restored', {})).toEqual({});
+    expect((await app.value('connection.get', {})).status).toBe('online');
+  });
+
+  it('reaches the service after the grace period when no window says so', async () => {
+    app = await openTestBackend(dir.path, { firstViewGraceMs: 3_000 });
+    const started = Date.now();
+    const start = app.backend.start();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(serviceSpoke(app)).toBe(false);
+    await start;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_950);
+    expect((await app.value('connection.get', {})).status).toBe('online');
+  });
+
+  it('connects at once without a grace period (hosts without a window)', async () => {
+    app = await openTestBackend(dir.path);
+    const start = app.backend.start();
+    // The fork is under way before any window could have said anything.
+    await expect.poll(() => serviceSpoke(app!), { timeout: 15_000 }).toBe(true);
+    await start;
+    expect((await app.value('connection.get', {})).status).toBe('online');
+  });
+
+  it('a stop asked while the start waits for the window stops the service once it ran', async () => {
+    app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
+    const start = app.backend.start();
+    const stop = app.value('localService.stop', {});
+    await app.value('ui.restored', {});
+    await start;
+    expect(await stop).toMatchObject({ status: 'stopped' });
+    expect((await app.value('connection.get', {})).status).toBe('offline');
+  });
+});
