@@ -94,6 +94,10 @@ describe('the tree in columns', () => {
     expect(fleetTreeFromColumns(columns)).toEqual(objects);
     expect(columns.partFlags.filter((f) => f & PART_RESTART)).toHaveLength(1);
     expect(columns.machinePartCounts[columns.machineIds.indexOf('bare')]).toBe(0);
+    // Each machine's location travels as an index into the locations used, each named once.
+    expect(new Set(columns.machineLocationKeys).size).toBe(columns.machineLocationKeys.length);
+    expect(columns.machineLocationKeys.toSorted()).toEqual([...new Set(objects.machines.map((m) => m.locationId))].sort());
+    expect(columns.machineLocationIndexes.map((i) => columns.machineLocationKeys[i])).toEqual(objects.machines.map((m) => m.locationId));
     // The head a cold start draws first: the same locations and machines, no part.
     const head = readTreeColumns(db, 'a', false);
     expect(head).toEqual({ ...fleetColumns({ ...objects, machines: objects.machines.map((m) => ({ ...m, parts: [] })) }), stamp });
@@ -119,6 +123,9 @@ describe('the tree in columns', () => {
     expect(typeof fleetTreeFromColumns(good)).toBe('object');
     expect(broken({ machineNames: ['only one'] })).toBe('the machine columns are malformed');
     expect(broken({ machinePartCounts: [3, 2] })).toBe('the part counts do not add up');
+    for (const patch of [{ machineLocationIndexes: [0] }, { machineLocationIndexes: [0, 7] }, { machineLocationIndexes: [0, 0.5] }, { machineLocationIndexes: [0, -1] }, { machineLocationIndexes: ['0', 0] }, { machineLocationKeys: [1] }, { machineLocationKeys: null }]) {
+      expect(broken(patch)).toBe('the machine locations are malformed');
+    }
     expect(broken({ partFlags: good.partFlags.map(() => 'main') })).toBe('the part flags are malformed');
     expect(broken({ locationSharedWith: [[1]], locationIds: ['x'], locationNames: ['x'], locationParents: [''], locationOwners: ['a'] })).toBe('the location shares are malformed');
     expect(broken({ orgId: 7 })).toBe('the tree has no organization');

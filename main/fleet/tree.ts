@@ -8,7 +8,7 @@
  * it whole, a share moves a subtree between organizations), and each of those domains reads it.
  */
 import { createHash } from 'node:crypto';
-import { PART_MAIN, PART_RESTART, type FleetColumns, type FleetPartColumns, type FleetTree, type Location, type TreeLocation } from '../../common/locations';
+import { PART_MAIN, PART_RESTART, machineLocationColumns, type FleetColumns, type FleetPartColumns, type FleetTree, type Location, type TreeLocation } from '../../common/locations';
 import type { Machine, Part, TreeMachine, TreePart } from '../../common/machines';
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';
@@ -280,7 +280,7 @@ export function readTreeColumns(db: CacheDb, orgId: string, parts = true): Fleet
     locationSharedWith: locations.map((r) => JSON.parse(r[4]) as string[]),
     machineIds: machines.map((r) => r[0]),
     machineNames: machines.map((r) => r[1]),
-    machineLocations: machines.map((r) => r[2]),
+    ...machineLocationColumns(machines.map((r) => r[2])),
     machinePartCounts: machines.map((r) => runs.get(r[0])?.[1] ?? 0),
     partIds: laidOut.map((r) => r[1]),
     partNames: laidOut.map((r) => r[2]),

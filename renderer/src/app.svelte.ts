@@ -44,6 +44,10 @@ export class FleetApp implements Shell {
   /** Which machines' liveness main keeps fresh (the tree's rows on screen tell it). */
   readonly watch: LivenessWatch;
 
+  /** Resolved once the first view is drawn (see #restored): work that can wait for it does. */
+  #firstViewDrawn: () => void = () => undefined;
+  readonly #drawn = new Promise<void>((resolve) => (this.#firstViewDrawn = resolve));
+
   /** Asks the user to confirm a loss (unsaved changes); the window's own dialog by default. */
   confirm: (message: string) => boolean = (message) => (typeof window === 'undefined' ? true : window.confirm(message));
 
@@ -55,7 +59,7 @@ export class FleetApp implements Shell {
     this.orgs = new OrgsStore(bridge);
     this.fleet = new FleetStore(bridge, () => this.orgs.orgs);
     this.fleetActions = new FleetActions(bridge, this.fleet, this.notices);
-    this.permissions = new KeyPermissionsStore(bridge, this.fleet, () => this.blocked);
+    this.permissions = new KeyPermissionsStore(bridge, this.fleet, () => this.blocked, this.#drawn);
     this.localService = new LocalServiceStore(bridge);
     this.link = new BackendLink(transport);
     this.router = new Router(history, {
@@ -140,9 +144,14 @@ export class FleetApp implements Shell {
    * only then, not beside this page's boot (main goes on after a grace period without it).
    */
   async #restored(routed: Promise<void>): Promise<void> {
-    await Promise.all([routed, this.orgs.settled]);
-    await Promise.all(this.orgs.orgs.map((org) => this.fleet.whenTree(org.id, { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true })));
-    if (typeof requestAnimationFrame === 'function') await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    try {
+      // A page that failed to open says so itself; the view is as drawn as it will be.
+      await Promise.all([routed.catch(() => undefined), this.orgs.settled]);
+      await Promise.all(this.orgs.orgs.map((org) => this.fleet.whenTree(org.id, { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true })));
+      if (typeof requestAnimationFrame === 'function') await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    } finally {
+      this.#firstViewDrawn();
+    }
     await this.bridge.invoke('ui.restored', {});
   }
 

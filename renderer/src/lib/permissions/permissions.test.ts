@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyPermissions } from '../../../../common/access';
 import type { FleetTree } from '../../../../common/locations';
 import { FleetStore } from '../fleet/fleet.svelte';
-import { fakeBridge, settle } from '../testing/fake-transport';
+import { deferred, fakeBridge, settle } from '../testing/fake-transport';
 import { org } from '../testing/fixtures';
 import { KeyPermissionsStore } from './permissions.svelte';
 
@@ -64,6 +64,26 @@ describe('what the key may do', () => {
     await settle();
     expect(transport.callsTo('access.permissions')).toHaveLength(2);
     stop();
+  });
+
+  it('reads an organization only once the first view is drawn, and each once', async () => {
+    const { transport, bridge } = fakeBridge();
+    transport.handleTree(() => ({ ok: true, value: tree })).handle('access.permissions', () => ({ ok: true, value: operatorOfReno }));
+    const fleet = new FleetStore(bridge, () => [org('a', 'Acme Robotics')]);
+    const drawn = deferred<undefined>();
+    const store = new KeyPermissionsStore(bridge, fleet, () => null, drawn.promise);
+    const first = store.readNew();
+    await settle();
+    expect(transport.callsTo('access.permissions')).toEqual([]);
+    expect(store.view('a')).toBeUndefined();
+    drawn.resolve(undefined);
+    await first;
+    await settle();
+    expect(transport.callsTo('access.permissions')).toEqual([{ orgId: 'a' }]);
+    expect(store.view('a')).toEqual(operatorOfReno);
+    await store.readNew();
+    await settle();
+    expect(transport.callsTo('access.permissions')).toHaveLength(1);
   });
 
   it('forgets the last profile’s answer on a switch', async () => {
