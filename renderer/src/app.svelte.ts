@@ -17,6 +17,7 @@ import { ProfilesStore } from './features/profiles/profiles.svelte';
 import { Router } from './lib/router/router.svelte';
 import type { Shell } from './lib/shell/feature';
 import { Workbench } from './lib/shell/workbench';
+import { afterPaint } from './lib/ui/after-paint';
 
 /** How long the announcement of the first view waits for a tree that does not come (main's own grace is shorter). */
 const RESTORE_WAIT_MS = 5_000;
@@ -148,7 +149,7 @@ export class FleetApp implements Shell {
       // A page that failed to open says so itself; the view is as drawn as it will be.
       await Promise.all([routed.catch(() => undefined), this.orgs.settled]);
       await Promise.all(this.orgs.orgs.map((org) => this.fleet.whenTree(org.id, { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true })));
-      if (typeof requestAnimationFrame === 'function') await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      await afterPaint();
     } finally {
       this.#firstViewDrawn();
     }

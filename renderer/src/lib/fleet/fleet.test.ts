@@ -47,6 +47,15 @@ describe('FleetStore', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
   afterEach(() => vi.useRealTimers());
 
+  test('a cold start asks every organization’s head before any parts (main reads one tree at a time), then completes each with its parts', async () => {
+    const { transport, store } = setup();
+    store.ensureTrees();
+    await settle();
+    const asked = transport.calls.filter((c) => c.channel.startsWith('locations.')).map((c) => `${c.channel === 'locations.treeParts' ? 'parts' : 'head'} ${(c.request as { orgId: string }).orgId}`);
+    expect(asked).toEqual(['head a', 'head z', 'parts a', 'parts z']);
+    expect(store.tree('a')?.partMachine.get('p3')?.id).toBe('bot-2');
+  });
+
   test('draws organizations, then what is expanded: nested locations before machines, parts under machines, counts at any depth', async () => {
     const { store } = setup();
     store.follow();
