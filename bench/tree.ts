@@ -32,7 +32,8 @@
  *   (lag-probe.mjs, preloaded into it), so a change that moves work onto main's thread shows.
  * - The tree's data path (#20), printed, not judged: on the quiet cache, a fresh tree reader's
  *   answer time worker → main for the head (`parts: false`), for its parts after it
- *   (`readTreeParts`) and for the whole tree in one answer, with their JSON sizes, and the page's
+ *   (`readTreeParts`) and for the whole tree in one answer, each as the JSON text the reader
+ *   serializes and main sends on (CacheWorker.read), with their sizes, and the page's
  *   work on each (JSON.parse, the check, the index; the parts onto the head's index) in Node's V8:
  *   the reader's share of a cold open told apart from the page's.
  *
@@ -282,20 +283,21 @@ async function treePath(cachePath: string, orgId: string, warmOrgId: string): Pr
   };
   const out = { head: [] as number[], parts: [] as number[], whole: [] as number[], pageHead: [] as number[], pageParts: [] as number[], pageWhole: [] as number[], headBytes: 0, partsBytes: 0, wholeBytes: 0 };
   for (let i = 0; i < READS; i++) {
+    // As the app reads them: JSON text serialized in the reader, which main sends on as it is.
     const twoStep = new CacheWorker(cachePath, { entry });
-    await twoStep.run('readTreeColumns', warmOrgId, true);
-    const [head, headMs] = await timed(() => twoStep.run('readTreeColumns', orgId, false));
-    const [parts, partsMs] = await timed(() => twoStep.run('readTreeParts', orgId));
+    await twoStep.read('readTreeColumns', warmOrgId, true);
+    const [headJson, headMs] = await timed(() => twoStep.read('readTreeColumns', orgId, false));
+    const [partsJson, partsMs] = await timed(() => twoStep.read('readTreeParts', orgId));
     await twoStep.close();
     const oneStep = new CacheWorker(cachePath, { entry });
-    await oneStep.run('readTreeColumns', warmOrgId, true);
-    const [whole, wholeMs] = await timed(() => oneStep.run('readTreeColumns', orgId, true));
+    await oneStep.read('readTreeColumns', warmOrgId, true);
+    const [wholeJson, wholeMs] = await timed(() => oneStep.read('readTreeColumns', orgId, true));
     await oneStep.close();
     out.head.push(headMs);
     out.parts.push(partsMs);
     out.whole.push(wholeMs);
-    const [headJson, partsJson, wholeJson] = [JSON.stringify(head), JSON.stringify(parts), JSON.stringify(whole)];
     [out.headBytes, out.partsBytes, out.wholeBytes] = [headJson.length, partsJson.length, wholeJson.length];
+    const [head, parts] = [JSON.parse(headJson) as FleetColumns, JSON.parse(partsJson) as FleetPartColumns];
     const [headIndex, pageHeadMs] = await timed(async () => indexTree(fleetTreeFromColumns(JSON.parse(headJson) as FleetColumns) as FleetTree));
     const [completed, pagePartsMs] = await timed(async () => {
       const got = JSON.parse(partsJson) as FleetPartColumns;
@@ -427,7 +429,7 @@ async function main(): Promise<void> {
       console.log(`  tree call → ${name} at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(big))}, ${(median(big) / median(small)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(small))})`);
     const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
     const spread = (v: readonly number[]) => `${ms(median(v))} (${ms(Math.min(...v))}–${ms(Math.max(...v))})`;
-    console.log(`  the tree's data path at ${bigOrg.machines.toLocaleString('en')} machines, median (range) of ${READS} fresh readers, no sync beside: reader → main, head ${spread(path.head)} (${mb(path.headBytes)} of JSON), its parts after it ${spread(path.parts)} (${mb(path.partsBytes)}), the whole tree in one ${spread(path.whole)} (${mb(path.wholeBytes)})`);
+    console.log(`  the tree's data path at ${bigOrg.machines.toLocaleString('en')} machines, median (range) of ${READS} fresh readers, no sync beside: reader → main (read and serialized in the reader, as the app sends it), head ${spread(path.head)} (${mb(path.headBytes)} of JSON), its parts after it ${spread(path.parts)} (${mb(path.partsBytes)}), the whole tree in one ${spread(path.whole)} (${mb(path.wholeBytes)})`);
     console.log(`  the page's work on them, in Node (parse, check, index): head ${spread(path.pageHead)}, its parts onto it ${spread(path.pageParts)}; the whole tree in one ${spread(path.pageWhole)}`);
     fromCall('first screenful drawn', bigCold.screenfulFromCall, smallCold.screenfulFromCall);
     fromCall('whole tree searchable', bigCold.searchableFromCall, smallCold.searchableFromCall);

@@ -5,7 +5,7 @@
  */
 import { isChannelName, type ChannelName, type RequestOf, type ResponseOf } from './channels';
 import { isEventName, type EventName, type Events } from './events';
-import { err, type Result } from './result';
+import { err, fromWire, type Result, type WireResult } from './result';
 
 export interface FleetBridge {
   /** Call a channel. Never throws: failures come back as `{ ok: false, error }`. */
@@ -48,7 +48,7 @@ export function createBridge(transport: BridgeTransport): FleetBridge {
     async invoke(channel, request) {
       if (!isChannelName(channel)) return err('invalid', `Unknown bridge channel "${String(channel)}".`);
       try {
-        return (await transport.invoke(channel, request)) as Result<ResponseOf<typeof channel>>;
+        return fromWire((await transport.invoke(channel, request)) as WireResult<ResponseOf<typeof channel>>);
       } catch (e) {
         return err('internal', `The call to ${channel} did not reach the app's backend: ${e instanceof Error ? e.message : String(e)}`);
       }

@@ -39,6 +39,28 @@ export function err(kind: ErrorKind, message: string): Result<never> {
   return { ok: false, error: { kind, message } };
 }
 
+/**
+ * A result as it crosses the bridge: the envelope, or a success whose value main sends as the JSON
+ * text it had ready (a whole fleet tree, serialized by the cache's tree reader off main's thread and
+ * kept serialized, so that main neither copies 150,000 strings out of the reader nor writes them out
+ * again). Browser mode splices the text into its frame as `value`; over IPC it arrives as `json`,
+ * and `createBridge` parses it: the renderer only ever sees {@link Result}.
+ */
+export type WireResult<T> = Result<T> | { readonly ok: true; readonly json: string };
+
+/**
+ * The {@link Result} a wire result stands for: a `json` success parsed, anything else as it is (a
+ * malformed text is an internal failure that says so, not a throw).
+ */
+export function fromWire<T>(result: WireResult<T>): Result<T> {
+  if (!result.ok || !('json' in result)) return result;
+  try {
+    return ok(JSON.parse(result.json) as T);
+  } catch (e) {
+    return err('internal', `The app's backend sent an answer that is not JSON (${e instanceof Error ? e.message : String(e)}).`);
+  }
+}
+
 export function isErrorKind(value: unknown): value is ErrorKind {
   return typeof value === 'string' && (errorKinds as readonly string[]).includes(value);
 }

@@ -11,10 +11,12 @@ import {
   type ParsedRequestOf,
   type ResponseOf,
 } from '../../common/channels';
-import { err, ok, type Result } from '../../common/result';
+import { err, fromWire, ok, type Result, type WireResult } from '../../common/result';
 import { AppError } from './errors';
+import { Serialized } from './serialized';
 
-export type Handler<K extends ChannelName> = (request: ParsedRequestOf<K>) => Promise<ResponseOf<K>> | ResponseOf<K>;
+/** A channel's handler: its answer, or the same already serialized (sent on as it is). */
+export type Handler<K extends ChannelName> = (request: ParsedRequestOf<K>) => Promise<ResponseOf<K> | Serialized<ResponseOf<K>>> | ResponseOf<K> | Serialized<ResponseOf<K>>;
 
 /** A handler for every channel of the contract: a missing or mistyped one fails to compile. */
 export type Handlers = { [K in ChannelName]: Handler<K> };
@@ -39,7 +41,10 @@ export interface RouterOptions {
 }
 
 export interface BridgeHost {
+  /** The call's answer, as the renderer's bridge sees it (a serialized answer parsed): for callers in this process. */
   dispatch(sender: BridgeSender, channel: unknown, payload: unknown): Promise<Result<unknown>>;
+  /** The call's answer as it goes on the wire, a serialized answer still text (WireResult): for the IPC and WebSocket ends. */
+  dispatchWire(sender: BridgeSender, channel: unknown, payload: unknown): Promise<WireResult<unknown>>;
 }
 
 export function describeIssues(error: z.ZodError): string {
@@ -50,24 +55,24 @@ export function describeIssues(error: z.ZodError): string {
 
 export function createRouter(handlers: Handlers, options: RouterOptions): BridgeHost {
   const log = options.log ?? ((m: string) => console.error(m));
-  return {
-    async dispatch(sender, channel, payload) {
-      if (!options.isTrustedSender(sender)) {
-        log(`bridge: rejected a call from an unexpected sender (${sender.transport} ${sender.url})`);
-        return err('permission-denied', 'This window is not allowed to use the Fleet Desk bridge.');
-      }
-      if (!isChannelName(channel)) return err('invalid', `Unknown bridge channel "${String(channel)}".`);
-      const parsed = requestSchemas[channel].safeParse(payload ?? {});
-      if (!parsed.success) return err('invalid', `Invalid ${channel} request: ${describeIssues(parsed.error)}.`);
-      try {
-        const handler = handlers[channel] as (request: unknown) => unknown;
-        return ok(await handler(parsed.data));
-      } catch (e) {
-        if (e instanceof AppError) return { ok: false, error: e.toBridge() };
-        const message = e instanceof Error ? e.message : String(e);
-        log(`bridge: ${channel} failed unexpectedly: ${e instanceof Error && e.stack ? e.stack : message}`);
-        return err('internal', `Something went wrong in ${channel}: ${message}`);
-      }
-    },
+  const dispatchWire: BridgeHost['dispatchWire'] = async (sender, channel, payload) => {
+    if (!options.isTrustedSender(sender)) {
+      log(`bridge: rejected a call from an unexpected sender (${sender.transport} ${sender.url})`);
+      return err('permission-denied', 'This window is not allowed to use the Fleet Desk bridge.');
+    }
+    if (!isChannelName(channel)) return err('invalid', `Unknown bridge channel "${String(channel)}".`);
+    const parsed = requestSchemas[channel].safeParse(payload ?? {});
+    if (!parsed.success) return err('invalid', `Invalid ${channel} request: ${describeIssues(parsed.error)}.`);
+    try {
+      const handler = handlers[channel] as (request: unknown) => unknown;
+      const value = await handler(parsed.data);
+      return value instanceof Serialized ? { ok: true, json: value.json } : ok(value);
+    } catch (e) {
+      if (e instanceof AppError) return { ok: false, error: e.toBridge() };
+      const message = e instanceof Error ? e.message : String(e);
+      log(`bridge: ${channel} failed unexpectedly: ${e instanceof Error && e.stack ? e.stack : message}`);
+      return err('internal', `Something went wrong in ${channel}: ${message}`);
+    }
   };
+  return { dispatchWire, dispatch: async (sender, channel, payload) => fromWire(await dispatchWire(sender, channel, payload)) };
 }

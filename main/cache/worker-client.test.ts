@@ -116,6 +116,11 @@ describe('warm', () => {
       expect((await warm.run('readTreeColumns', 'o2', false)).machineNames).toEqual(['o2-1', 'o2-2']);
       expect((await warm.run('readTreeParts', 'o2')).machinePartCounts).toHaveLength(2);
       expect(await warm.readerStats()).toEqual({ read: 7, kept: 6, ahead: 4 });
+      // As the app asks (to send on as it is): the JSON text of the same value, from what was kept.
+      const text = await warm.read('readTreeColumns', 'o2', false);
+      expect(JSON.parse(text)).toEqual(await warm.run('readTreeColumns', 'o2', false));
+      expect(await warm.readerStats()).toEqual({ read: 7, kept: 8, ahead: 4 });
+      await expect(warm.read('removeMachine', 'x')).rejects.toThrow('removeMachine is not a read the tree reader runs');
     } finally {
       await warm.close();
     }

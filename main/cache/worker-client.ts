@@ -111,15 +111,15 @@ class CacheThread {
     return this.post(job, args) as Promise<JobResult<J>>;
   }
 
-  /** Send the thread a request (a job, or the reader's own READER_STATS) and resolve with its answer. */
-  post(job: string, args: readonly unknown[]): Promise<unknown> {
+  /** Send the thread a request (a job, or the reader's own READER_STATS) and resolve with its answer; `text`: the reader's answer as JSON text. */
+  post(job: string, args: readonly unknown[], text = false): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the cache is closed'));
     const worker = (this.#worker ??= this.#start());
     const id = this.#nextId++;
     return new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, job, args });
+      worker.postMessage(text ? { id, job, args, text } : { id, job, args });
     });
   }
 
@@ -177,6 +177,16 @@ export class CacheWorker {
   /** Run `job` in the worker (a whole-tree read in the tree reader); resolves with its result. */
   run<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
     return (READER_JOBS.has(job) ? this.#reader : this.#writer).run(job, ...args);
+  }
+
+  /**
+   * A whole-tree read (READER_JOBS) as the JSON text of its result, serialized in the tree reader
+   * and kept there as text: what the bridge sends on without parsing or writing it again on main's
+   * thread (backend/serialized.ts).
+   */
+  read<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<string> {
+    if (!READER_JOBS.has(job)) return Promise.reject(new Error(`${job} is not a read the tree reader runs`));
+    return this.#reader.post(job, args, true) as Promise<string>;
   }
 
   /** Let the jobs under way finish, then close both threads' connections and stop them. */

@@ -18,6 +18,8 @@ interface Request {
   readonly id: number;
   readonly job: CacheJobName;
   readonly args: readonly unknown[];
+  /** The tree reader answers with the JSON text of the value (worker-client.ts CacheWorker.read). */
+  readonly text?: boolean;
 }
 
 const port = parentPort;
@@ -48,25 +50,35 @@ function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhea
   // Trees are a few MB read now and then: the default 16 MB page cache would only hold memory.
   reader.pragma('cache_size = -4000');
   reader.pragma('busy_timeout = 5000');
-  const ready = new Map<string, { version: number; value: unknown }>();
+  /**
+   * Kept answers in one form: the value as read, or, once asked as text (what the app asks: main
+   * sends it on as it is), its JSON text alone — whole trees are megabytes, and the text also
+   * leaves this thread as one string instead of 150,000.
+   */
+  const ready = new Map<string, { version: number; value: unknown; text: string | null }>();
   /** What the reader did so far (READER_STATS): reads it ran (asked or ahead), answers it gave from what it kept. */
   const stats = { read: 0, kept: 0, ahead: 0 };
   let closed = false;
-  const read = (job: string, args: readonly unknown[], asked = true): unknown => {
+  const read = (job: string, args: readonly unknown[], text: boolean, asked = true): unknown => {
     if (!READER_JOBS.has(job)) throw new Error(`${job} is not a read the tree reader runs`);
     const run = cacheJobs[job as CacheJobName] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
     return reader.transaction(() => {
       const version = reader.pragma('data_version', { simple: true }) as number;
       const key = JSON.stringify([job, args]);
-      const kept = ready.get(key);
+      let kept = ready.get(key);
       if (kept?.version === version) {
         if (asked) stats.kept++;
-        return kept.value;
+      } else {
+        stats.read++;
+        kept = { version, value: run(reader, ...args), text: null };
+        ready.set(key, kept);
       }
-      stats.read++;
-      const value = run(reader, ...args);
-      ready.set(key, { version, value });
-      return value;
+      if (!text) return kept.text === null ? kept.value : JSON.parse(kept.text);
+      if (kept.text === null) {
+        kept.text = JSON.stringify(kept.value);
+        kept.value = null;
+      }
+      return kept.text;
     })();
   };
   // Requests wait here for a turn of the event loop: a page asks for every organization's head and
@@ -80,7 +92,7 @@ function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhea
     const at = waiting.findIndex((r) => isTreeHead(r.job, r.args));
     const [message] = waiting.splice(at === -1 ? 0 : at, 1);
     if (message === undefined) return;
-    answer(port, message.id, () => ((message.job as string) === READER_STATS ? { ...stats } : read(message.job, message.args)));
+    answer(port, message.id, () => ((message.job as string) === READER_STATS ? { ...stats } : read(message.job, message.args, message.text === true)));
     if (waiting.length > 0) schedule();
   };
   const schedule = () => {
@@ -113,7 +125,8 @@ function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhea
     const item = ahead.shift();
     if (item === undefined) return;
     try {
-      read(item.job, item.args, false);
+      // Kept as the page's asks will want it: as text.
+      read(item.job, item.args, true, false);
       stats.ahead++;
     } catch {
       // Nothing asked for it yet.

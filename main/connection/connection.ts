@@ -98,6 +98,12 @@ class Session {
     }
   }
 
+  /** A whole-tree read as JSON text: serialized in the tree reader, or here when there is no worker. */
+  async read<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<string> {
+    if (this.worker) return this.worker.read(job, ...args);
+    return JSON.stringify(await this.run(job, ...args));
+  }
+
   clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -180,6 +186,12 @@ export class Connection {
   runCache<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
     if (!this.#session) return Promise.reject(new AppError('not-found', 'No profile is active. Add a profile or start the local service.'));
     return this.#session.run(job, ...args);
+  }
+
+  /** {@link runCache} of a whole-tree read (READER_JOBS), answered as JSON text to send on as it is. */
+  readCache<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<string> {
+    if (!this.#session) return Promise.reject(new AppError('not-found', 'No profile is active. Add a profile or start the local service.'));
+    return this.#session.read(job, ...args);
   }
 
   /**

@@ -9,7 +9,7 @@ describe('the tree channels', () => {
     const cache = openCache(':memory:');
     cache.prepare("INSERT INTO organizations (id, name) VALUES ('o1', 'One')").run();
     const asked: { job: string; args: unknown[] }[] = [];
-    const connection = { cache, runCache: (job: string, ...args: unknown[]) => (asked.push({ job, args }), Promise.resolve(null)) };
+    const connection = { cache, readCache: (job: string, ...args: unknown[]) => (asked.push({ job, args }), Promise.resolve('{}')) };
     const handlers = locationsHandlers({ connection, events: { emit: () => undefined } } as unknown as BackendContext);
     await handlers['locations.treeColumns']({ orgId: 'o1', parts: false });
     await handlers['locations.treeParts']({ orgId: 'o1' });

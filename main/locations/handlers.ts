@@ -11,11 +11,13 @@ import { readThrough, write } from '../backend/calls';
 import type { BackendContext } from '../backend/context';
 import { AppError } from '../backend/errors';
 import type { DomainHandlers } from '../backend/router';
+import { Serialized } from '../backend/serialized';
 import type { CacheDb } from '../cache/cache';
 import { cachedMetadataView, freshMetadata } from '../backend/metadata';
 import { locationFromWire } from '../fleet/convert';
 import { fetchLocation, listAllLocations, syncOrgFleet } from '../fleet/sync';
 import { cachedLocation, cachedLocationsOf } from '../fleet/tree';
+import type { FleetColumns, FleetPartColumns, FleetTree } from '../../common/locations';
 
 type LocationsChannel =
   | 'locations.tree'
@@ -40,9 +42,10 @@ export function locationsHandlers(ctx: BackendContext): DomainHandlers<Locations
   const now = () => new Date().toISOString();
 
   return {
-    'locations.tree': ({ orgId }) => connection.runCache('readTree', orgId),
-    'locations.treeColumns': ({ orgId, parts }) => connection.runCache('readTreeColumns', orgId, parts ?? true),
-    'locations.treeParts': ({ orgId }) => connection.runCache('readTreeParts', orgId),
+    // Whole trees, serialized by the cache's tree reader and sent on as text (backend/serialized.ts).
+    'locations.tree': async ({ orgId }) => new Serialized<FleetTree>(await connection.readCache('readTree', orgId)),
+    'locations.treeColumns': async ({ orgId, parts }) => new Serialized<FleetColumns>(await connection.readCache('readTreeColumns', orgId, parts ?? true)),
+    'locations.treeParts': async ({ orgId }) => new Serialized<FleetPartColumns>(await connection.readCache('readTreeParts', orgId)),
 
     'locations.get': ({ locationId }) =>
       readThrough(

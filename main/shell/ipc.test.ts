@@ -88,27 +88,32 @@ describe('the invoke handler', () => {
     expect(calls).toEqual([]);
   });
 
-  it('hands dispatch the parsed sender, channel and payload unchanged', async () => {
-    const dispatch = vi.fn<BridgeHost['dispatch']>(async () => ({ ok: true, value: 1 }));
+  it('hands dispatch the parsed sender, channel and payload unchanged, and its answer as it goes on the wire (a serialized one as text)', async () => {
+    const dispatchWire = vi.fn<BridgeHost['dispatchWire']>(async () => ({ ok: true, json: '{"orgId":"o"}' }));
+    const dispatch = vi.fn<BridgeHost['dispatch']>();
     const payload = { name: 'x' };
-    await createInvokeHandler({ dispatch }, vi.fn())(invokeEvent({ url: `${appUrl}#/a`, id: 5 }), 'profiles.add', payload);
-    expect(dispatch).toHaveBeenCalledExactlyOnceWith({ transport: 'ipc', url: `${appUrl}#/a`, id: 5 }, 'profiles.add', payload);
+    const result = await createInvokeHandler({ dispatch, dispatchWire }, vi.fn())(invokeEvent({ url: `${appUrl}#/a`, id: 5 }), 'profiles.add', payload);
+    expect(dispatchWire).toHaveBeenCalledExactlyOnceWith({ transport: 'ipc', url: `${appUrl}#/a`, id: 5 }, 'profiles.add', payload);
+    expect(dispatch).not.toHaveBeenCalled();
+    expect(result).toEqual({ ok: true, json: '{"orgId":"o"}' });
   });
 
   it('does not ask dispatch about subframes at all', async () => {
     const dispatch = vi.fn<BridgeHost['dispatch']>();
+    const dispatchWire = vi.fn<BridgeHost['dispatchWire']>();
     const log = vi.fn();
-    const result = await createInvokeHandler({ dispatch }, log)(invokeEvent({ subframe: true }), 'profiles.list', {});
+    const result = await createInvokeHandler({ dispatch, dispatchWire }, log)(invokeEvent({ subframe: true }), 'profiles.list', {});
     expect(result).toMatchObject({ ok: false, error: { kind: 'permission-denied' } });
     expect(dispatch).not.toHaveBeenCalled();
+    expect(dispatchWire).not.toHaveBeenCalled();
     expect(log).toHaveBeenCalledWith(expect.stringContaining('subframe'));
   });
 
   it('answers with an internal envelope instead of throwing when dispatch fails', async () => {
-    const dispatch = vi.fn<BridgeHost['dispatch']>(async () => {
+    const dispatchWire = vi.fn<BridgeHost['dispatchWire']>(async () => {
       throw new Error('backend did not open');
     });
-    const result = await createInvokeHandler({ dispatch }, vi.fn())(invokeEvent(), 'profiles.list', {});
+    const result = await createInvokeHandler({ dispatch: vi.fn(), dispatchWire }, vi.fn())(invokeEvent(), 'profiles.list', {});
     expect(result).toMatchObject({ ok: false, error: { kind: 'internal', message: expect.stringContaining('backend did not open') } });
   });
 

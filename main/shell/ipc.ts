@@ -5,7 +5,7 @@
  */
 import { ipcMain, type IpcMainInvokeEvent } from 'electron';
 import { IPC_INVOKE } from '../../common/bridge';
-import { err, type Result } from '../../common/result';
+import { err, type Result, type WireResult } from '../../common/result';
 import type { BridgeHost, BridgeSender } from '../backend/router';
 import { isAppUrl, type AppLocation } from './app-url';
 
@@ -35,13 +35,13 @@ const denied = (): Result<never> => err('permission-denied', 'This window is not
 
 /** The handler itself, exported so tests can call it with a fabricated event. */
 export function createInvokeHandler(host: BridgeHost, log: Log) {
-  return async (event: IpcMainInvokeEvent, channel: unknown, payload: unknown): Promise<Result<unknown>> => {
+  return async (event: IpcMainInvokeEvent, channel: unknown, payload: unknown): Promise<WireResult<unknown>> => {
     if (!isTopFrame(event)) {
       log(`bridge: rejected a call from a subframe (${event.senderFrame?.url ?? 'unknown frame'})`);
       return denied();
     }
     try {
-      return await host.dispatch(toBridgeSender(event), channel, payload);
+      return await host.dispatchWire(toBridgeSender(event), channel, payload);
     } catch (e) {
       // The router itself does not throw; this is a backend that failed to open, or a bug in a sender check.
       log(`bridge: ${String(channel)} failed before reaching a handler: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -173,7 +173,10 @@ export function runShell(options: ShellOptions): boolean {
   routerReady.catch(() => undefined); // the failure is reported once, where backendReady is handled below
   // Registered at once, so a renderer that loads before the backend has opened waits instead of
   // hitting "no handler registered"; if opening failed, the IPC layer answers with an 'internal' envelope.
-  const host: BridgeHost = { dispatch: async (sender, channel, payload) => (await routerReady).dispatch(sender, channel, payload) };
+  const host: BridgeHost = {
+    dispatch: async (sender, channel, payload) => (await routerReady).dispatch(sender, channel, payload),
+    dispatchWire: async (sender, channel, payload) => (await routerReady).dispatchWire(sender, channel, payload),
+  };
   registerBridgeIpc(host, log);
 
   const openWindow = (): BrowserWindow => {

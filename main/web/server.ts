@@ -33,6 +33,7 @@ import sirv from 'sirv';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_PATH, type WireFrame } from '../../common/bridge';
 import { MAX_MODULE_FILE_BYTES } from '../../common/registry';
+import type { WireResult } from '../../common/result';
 import type { EventBus } from '../backend/events';
 import type { Downloads } from '../fs/downloads';
 import { StagingError, type StagingRefusal } from './staging';
@@ -142,6 +143,16 @@ function parseTarget(target: string | undefined): URL | null {
 }
 
 /** A parsed frame that may be an invoke: a plain object (not null, not an array) with a numeric id. */
+/**
+ * A call's result frame. A serialized answer (`json`, common/result.ts WireResult) is spliced in as
+ * the result's value: the text is the JSON of the value already, and writing it out again as a
+ * string would cost main's thread the work the tree reader did off it, and the page a second parse.
+ */
+export function resultFrame(id: number, result: WireResult<unknown>): string {
+  if (result.ok && 'json' in result) return `{"type":"result","id":${JSON.stringify(id)},"result":{"ok":true,"value":${result.json}}}`;
+  return JSON.stringify({ type: 'result', id, result } satisfies WireFrame);
+}
+
 function isInvokeFrame(frame: unknown): frame is { type: 'invoke'; id: number; channel?: unknown; request?: unknown } {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return false;
   const { type, id } = frame as { type?: unknown; id?: unknown };
@@ -492,8 +503,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         return;
       }
       const id = frame.id;
-      void router.dispatch(sender, frame.channel, frame.request).then((result) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'result', id, result } satisfies WireFrame));
+      void router.dispatchWire(sender, frame.channel, frame.request).then((result) => {
+        if (ws.readyState === ws.OPEN) ws.send(resultFrame(id, result));
       });
     });
   });

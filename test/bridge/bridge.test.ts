@@ -8,9 +8,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { WS_PATH, type WireFrame } from '../../common/bridge';
+import { createBridge, WS_PATH, type WireFrame } from '../../common/bridge';
 import { channelNames } from '../../common/channels';
-import { startWebServer, type WebServer } from '../../main/web/server';
+import { fromWire } from '../../common/result';
+import { resultFrame, startWebServer, type WebServer } from '../../main/web/server';
 import { openTestBackend, tempDir, trustedSender, type TestBackend } from '../helpers/backend';
 
 let dir: ReturnType<typeof tempDir>;
@@ -57,6 +58,33 @@ describe('payload validation', () => {
 
   it('every channel of the contract is routed', () => {
     for (const channel of channelNames) expect(typeof app.backend.handlers[channel]).toBe('function');
+  });
+});
+
+describe('a whole tree crosses as the text the tree reader serialized', () => {
+  it('stays text on the wire, is parsed for callers in main and by the renderer’s bridge over IPC, and is the same value each way', async () => {
+    const { orgs } = await app.value('orgs.list', {});
+    const orgId = orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;
+    for (const [channel, request] of [['locations.treeColumns', { orgId }], ['locations.treeColumns', { orgId, parts: false }], ['locations.treeParts', { orgId }], ['locations.tree', { orgId }]] as const) {
+      const wire = await app.host.dispatchWire(trustedSender, channel, request);
+      if (!wire.ok || !('json' in wire)) throw new Error(`${channel} did not answer as text: ${JSON.stringify(wire).slice(0, 200)}`);
+      const value: unknown = JSON.parse(wire.json);
+      expect(value).toMatchObject({ orgId });
+      expect(await app.host.dispatch(trustedSender, channel, request)).toEqual({ ok: true, value });
+      // Electron: the envelope goes through IPC as it is, and the renderer's bridge parses it.
+      const overIpc = createBridge({ invoke: () => Promise.resolve(structuredClone(wire)), subscribe: () => () => undefined });
+      expect(await overIpc.invoke(channel, request)).toEqual({ ok: true, value });
+      // Browser mode: spliced into the frame as the result's value.
+      expect(JSON.parse(resultFrame(9, wire))).toEqual({ type: 'result', id: 9, result: { ok: true, value } });
+    }
+    // Every other answer is an ordinary envelope.
+    expect(await app.host.dispatchWire(trustedSender, 'orgs.list', {})).toEqual({ ok: true, value: await app.value('orgs.list', {}) });
+    expect(JSON.parse(resultFrame(4, { ok: false, error: { kind: 'invalid', message: 'no' } }))).toEqual({ type: 'result', id: 4, result: { ok: false, error: { kind: 'invalid', message: 'no' } } });
+  });
+
+  it('a text that is not JSON reaches the renderer as an internal failure that says so, not a throw', () => {
+    expect(fromWire({ ok: true, json: '{"orgId":' })).toMatchObject({ ok: false, error: { kind: 'internal', message: expect.stringContaining('not JSON') } });
+    expect(fromWire({ ok: true, value: 1 })).toEqual({ ok: true, value: 1 });
   });
 });
 
@@ -126,11 +154,16 @@ describe('browser mode (WebSocket bridge)', () => {
     ws.send(JSON.stringify({ type: 'invoke', id: 2, channel: 'orgs.create', request: { name: 7 } }));
     ws.send('not json at all');
     ws.send(JSON.stringify({ type: 'invoke', id: 3, channel: 'connection.retry', request: {} }));
-    await expect.poll(() => frames.filter((f) => f.type === 'result').length).toBe(3);
+    const orgId = (await app.value('orgs.list', {})).orgs[0]!.id;
+    ws.send(JSON.stringify({ type: 'invoke', id: 4, channel: 'locations.treeColumns', request: { orgId } }));
+    await expect.poll(() => frames.filter((f) => f.type === 'result').length).toBe(4);
     const results = new Map(frames.flatMap((f) => (f.type === 'result' ? [[f.id, f.result] as const] : [])));
     expect(results.get(1)?.ok).toBe(true);
     expect(results.get(2)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
     expect(results.get(3)?.ok).toBe(true);
+    // A serialized tree arrives as an ordinary result with its value (its sync time may have moved since: the retry synced).
+    const { syncedAt: _at, ...tree } = await app.value('locations.treeColumns', { orgId });
+    expect(results.get(4)).toMatchObject({ ok: true, value: { ...tree, syncedAt: expect.any(String) } });
     // connection.retry syncs, and the sync pushes its snapshot as an event.
     expect(frames.some((f) => f.type === 'event' && f.event === 'connection.changed')).toBe(true);
     ws.close();
