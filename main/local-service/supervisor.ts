@@ -109,6 +109,8 @@ export class LocalServiceSupervisor {
   #tail: Promise<unknown> = Promise.resolve();
   #pendingStart: Promise<LocalCredentials> | null = null;
   #pendingStop: Promise<void> | null = null;
+  /** Ends a start's wait for its `notBefore` (a stop was asked meanwhile). */
+  #cancelWait: (() => void) | null = null;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -127,7 +129,9 @@ export class LocalServiceSupervisor {
   /**
    * Starts the service unless it runs already; resolves when it is ready to serve. `notBefore`: the
    * state says `starting` at once, the process is forked only once it settles (a launch lets the
-   * window draw its cached view first); a stop issued meanwhile waits for the start, as always.
+   * window draw its cached view first). A stop issued while it waits ends the wait: nothing is
+   * forked, the start rejects saying so, and the stop answers at once (quitting right after launch
+   * neither waits for the window nor forks a service only to stop it).
    */
   start(options: { readonly notBefore?: Promise<unknown> } = {}): Promise<LocalCredentials> {
     if (this.#pendingStart) return this.#pendingStart;
@@ -149,6 +153,7 @@ export class LocalServiceSupervisor {
     const op = this.#tail.then(() => this.#stopNow());
     this.#pendingStop = op;
     this.#pendingStart = null;
+    this.#cancelWait?.();
     this.#tail = op.catch(() => undefined);
     const clear = () => {
       if (this.#pendingStop === op) this.#pendingStop = null;
@@ -172,8 +177,16 @@ export class LocalServiceSupervisor {
     }
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.#set({ status: 'starting', address: null, error: null });
+    if (notBefore) {
+      const stopAsked = new Promise<void>((resolve) => (this.#cancelWait = resolve));
+      await Promise.race([notBefore.catch(() => undefined), stopAsked]);
+      this.#cancelWait = null;
+      if (this.#pendingStop) {
+        this.#set({ status: 'stopped', address: null, error: null });
+        throw new Error('The local service was stopped before it started.');
+      }
+    }
     try {
-      await notBefore?.catch(() => undefined);
       let credentials: LocalCredentials;
       try {
         credentials = await this.#attempt(this.#lastPort);

@@ -72,13 +72,32 @@ describe('a launch draws the cached view before it reaches the service', () => {
     expect((await app.value('connection.get', {})).status).toBe('online');
   });
 
-  it('a stop asked while the start waits for the window stops the service once it ran', async () => {
+  it('a stop asked while the start waits for the window ends the wait: nothing is forked, the stop answers at once, the connection says why', async () => {
     app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
     const start = app.backend.start();
-    const stop = app.value('localService.stop', {});
-    await app.value('ui.restored', {});
+    await expect.poll(async () => (await app!.value('localService.get', {})).status).toBe('starting');
+    const asked = Date.now();
+    expect(await app.value('localService.stop', {})).toMatchObject({ status: 'stopped' });
     await start;
-    expect(await stop).toMatchObject({ status: 'stopped' });
-    expect((await app.value('connection.get', {})).status).toBe('offline');
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect(serviceSpoke(app)).toBe(false);
+    expect(await app.value('connection.get', {})).toMatchObject({ status: 'offline', error: { kind: 'offline', message: expect.stringContaining('Start it from the status bar') } });
+    // A window that says it drew its view later starts nothing.
+    await app.value('ui.restored', {});
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(serviceSpoke(app)).toBe(false);
+    // Started again on purpose, it runs.
+    expect(await app.value('localService.start', {})).toMatchObject({ status: 'running' });
+  });
+
+  it('closing the app while the start waits for the window closes at once, forking nothing', async () => {
+    app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
+    void app.backend.start();
+    await expect.poll(async () => (await app!.value('localService.get', {})).status).toBe('starting');
+    const asked = Date.now();
+    await app.close();
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect(serviceSpoke(app)).toBe(false);
+    app = null;
   });
 });
