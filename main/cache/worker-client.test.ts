@@ -92,6 +92,8 @@ describe('warm', () => {
     try {
       // Both heads, then both organizations' parts, read before anything asked.
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toEqual({ read: 4, kept: 0, ahead: 4 });
+      // The writer thread's start (on a first job, here one that only reads) commits nothing: what was read ahead stays.
+      await warm.run('logsHasView', 'no-such-view');
       // Asked as a page asks (each organization's head and parts at once), behind a long read: the
       // requests arrive in one batch or a few, and among those waiting the heads go first, so no
       // parts are answered before both heads (without the long read in front, a first request

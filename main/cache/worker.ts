@@ -43,7 +43,8 @@ function answer(port: NonNullable<typeof parentPort>, id: number, work: () => un
  * The tree reader: each job in one read transaction (its statements see one committed state, as
  * they did when the reads ran between the writer's jobs), and the last answer per job and
  * arguments kept while the file is unchanged (`data_version` moves with every commit of another
- * connection): a tree asked for again — a change announced twice, a second window — is not read again.
+ * connection): a tree asked for again — a change announced twice, a second window, a launch's page
+ * asking what was read ahead — is not read again.
  */
 function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhead: boolean): void {
   const reader = new Database(path, { fileMustExist: true, readonly: true });
@@ -70,6 +71,8 @@ function serveReads(port: NonNullable<typeof parentPort>, path: string, readAhea
         if (asked) stats.kept++;
       } else {
         stats.read++;
+        // What was kept of an older revision will never be given again: megabytes per tree.
+        for (const [other, entry] of ready) if (entry.version !== version) ready.delete(other);
         kept = { version, value: run(reader, ...args), text: null };
         ready.set(key, kept);
       }

@@ -54,7 +54,8 @@ export const READER_STATS = 'readerStats';
  * parts (`locations.treeParts`, what search needs; 0.1 s at 10,000 machines read alone, 0.3 s
  * beside a booting window). A reader started with the app reads them ahead while the window boots:
  * a launch reaches the service only after the first view is drawn (Backend `firstViewGraceMs`), so
- * nothing writes the cache meanwhile and what is kept stays good. One read cannot be interrupted: a
+ * no sync writes meanwhile, and what is kept stays good until a commit moves the file (the writer
+ * thread's start commits nothing once its settings are in place). One read cannot be interrupted: a
  * head asked during the parts' read-ahead waits for that read (its answer is kept already); asked
  * requests go before any read-ahead not yet started.
  */

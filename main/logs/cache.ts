@@ -182,10 +182,13 @@ export function indexPending(db: CacheDb, limit: number): number {
  * lines a second those all-at-once merges came every few seconds and held the worker 25–350 ms,
  * and every tailed line behind them waited as long. The worker turns both off (crisismerge only
  * far out, as a safety net) and merges in steps of its own between jobs (mergeIndexStep): the same
- * work in total, none of it longer than ~15 ms. The settings live in the index's config table, so
- * this is idempotent.
+ * work in total, none of it longer than ~15 ms. The settings live in the index's config table:
+ * written once, and not again while they are in place — every commit moves the file's
+ * `data_version`, and the tree reader drops what it kept (a launch's read-ahead) on any move.
  */
 export function mergeIndexInSteps(db: CacheDb): void {
+  const set = new Map(db.prepare(`SELECT k, v FROM logs_fts_config WHERE k IN ('automerge', 'crisismerge')`).raw().all() as [string, unknown][]);
+  if (set.get('automerge') === 0 && set.get('crisismerge') === 64) return;
   db.prepare(`INSERT INTO logs_fts (logs_fts, rank) VALUES ('automerge', 0)`).run();
   db.prepare(`INSERT INTO logs_fts (logs_fts, rank) VALUES ('crisismerge', 64)`).run();
 }
