@@ -12,6 +12,7 @@ const ownProcess = [
   'main/shell/*.test.ts',
   'preload/index.test.ts',
   'renderer/src/lib/state/registry.test.ts',
+  'renderer/src/lib/ui/after-paint.test.ts',
 ];
 const exclude = ['test/e2e/**', 'node_modules/**', 'out/**'];
 

@@ -101,6 +101,8 @@ export class Backend {
   /** The module upload queue; browser mode's server stages the page's files through it. */
   readonly uploads: RegistryUploads;
   #closed = false;
+  /** Counts activations: a connect that waited (a launch's first view) goes on only if no other activation came meanwhile. */
+  #activations = 0;
 
   private constructor(options: BackendOptions, keychain: { store: SecretStore; status: KeychainStatus }, lock: DataDirLock) {
     this.#lock = lock;
@@ -273,7 +275,7 @@ export class Backend {
     connection.open(profileId, this.#ctx.cachePath(profileId));
     profiles.setActive(profileId);
     this.events.emit('profiles.changed', this.#profilesState());
-    const connecting = this.#connect(profileId, notBefore);
+    const connecting = this.#connect(profileId, notBefore, ++this.#activations);
     if (wait) await connecting;
     else void connecting;
   }
@@ -282,10 +284,12 @@ export class Backend {
    * Reach the service of the (just opened) profile, not before `notBefore` (the local service shows
    * as starting meanwhile). Never throws: failures end up in the connection state.
    */
-  async #connect(profileId: string, notBefore?: Promise<void>): Promise<void> {
+  async #connect(profileId: string, notBefore: Promise<void> | undefined, activation: number): Promise<void> {
     const { profiles, connection, keychain, localService, log } = this.#ctx;
     const profile = profiles.get(profileId);
     if (!profile) return;
+    // After a wait, another activation (a switch, even back to this profile) or quitting made this one moot.
+    const superseded = () => this.#closed || this.#activations !== activation;
     try {
       if (profile.kind === 'local') {
         let credentials;
@@ -295,6 +299,7 @@ export class Backend {
           connection.markUnavailable(profileId, new AppError('offline', e instanceof Error ? e.message : String(e)));
           return;
         }
+        if (superseded()) return;
         if (profile.apiKeyId !== credentials.apiKeyId) profiles.add({ ...profile, apiKeyId: credentials.apiKeyId });
         // The service prints its key on every start; keeping it in the keychain too makes the local
         // profile like every other (and lets a later build connect before the service says it).
@@ -305,8 +310,7 @@ export class Backend {
       }
 
       await notBefore;
-      // Switched to another profile meanwhile: that one connects itself.
-      if (profiles.activeId !== profileId) return;
+      if (superseded()) return;
       const apiKey = await keychain.get(profileId).catch((e: unknown) => {
         log(`keychain: could not read the key of profile ${profile.name}: ${String(e)}`);
         return null;

@@ -109,7 +109,9 @@ export class LocalServiceSupervisor {
   #tail: Promise<unknown> = Promise.resolve();
   #pendingStart: Promise<LocalCredentials> | null = null;
   #pendingStop: Promise<void> | null = null;
-  /** Ends a start's wait for its `notBefore` (a stop was asked meanwhile). */
+  /** Stops asked so far: a start that waits for its `notBefore` is cancelled by any stop asked after it. */
+  #stops = 0;
+  /** Ends the waiting start's wait at once (a stop was asked). */
   #cancelWait: (() => void) | null = null;
 
   constructor(options: SupervisorOptions) {
@@ -136,7 +138,8 @@ export class LocalServiceSupervisor {
   start(options: { readonly notBefore?: Promise<unknown> } = {}): Promise<LocalCredentials> {
     if (this.#pendingStart) return this.#pendingStart;
     if (!this.#pendingStop && this.#isRunning() && this.#credentials) return Promise.resolve(this.#credentials);
-    const op = this.#tail.then(() => this.#startNow(options.notBefore));
+    const stopsBefore = this.#stops;
+    const op = this.#tail.then(() => this.#startNow(options.notBefore, stopsBefore));
     this.#pendingStart = op;
     this.#pendingStop = null;
     this.#tail = op.catch(() => undefined);
@@ -153,6 +156,7 @@ export class LocalServiceSupervisor {
     const op = this.#tail.then(() => this.#stopNow());
     this.#pendingStop = op;
     this.#pendingStart = null;
+    this.#stops++;
     this.#cancelWait?.();
     this.#tail = op.catch(() => undefined);
     const clear = () => {
@@ -167,7 +171,7 @@ export class LocalServiceSupervisor {
     return this.#state.status === 'running' && child !== null && child.exitCode === null && child.signalCode === null;
   }
 
-  async #startNow(notBefore?: Promise<unknown>): Promise<LocalCredentials> {
+  async #startNow(notBefore?: Promise<unknown>, stopsBefore = this.#stops): Promise<LocalCredentials> {
     if (this.#isRunning() && this.#credentials) return this.#credentials;
     const { entry, dataDir } = this.#options;
     if (!existsSync(entry)) {
@@ -178,10 +182,11 @@ export class LocalServiceSupervisor {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.#set({ status: 'starting', address: null, error: null });
     if (notBefore) {
+      // A stop asked since this start was (even while it queued behind another operation) ends the wait.
       const stopAsked = new Promise<void>((resolve) => (this.#cancelWait = resolve));
-      await Promise.race([notBefore.catch(() => undefined), stopAsked]);
+      if (this.#stops === stopsBefore) await Promise.race([notBefore.catch(() => undefined), stopAsked]);
       this.#cancelWait = null;
-      if (this.#pendingStop) {
+      if (this.#stops !== stopsBefore) {
         this.#set({ status: 'stopped', address: null, error: null });
         throw new Error('The local service was stopped before it started.');
       }

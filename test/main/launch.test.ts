@@ -90,6 +90,18 @@ describe('a launch draws the cached view before it reaches the service', () => {
     expect(await app.value('localService.start', {})).toMatchObject({ status: 'running' });
   });
 
+  it('a stop and a start asked back to back while the launch waits: the stop cancels the launch’s start, the new start runs the service and reconnects', async () => {
+    app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
+    const launch = app.backend.start();
+    await expect.poll(async () => (await app!.value('localService.get', {})).status).toBe('starting');
+    const [stopped, started] = await Promise.all([app.value('localService.stop', {}), app.value('localService.start', {})]);
+    expect(stopped.status).toBe('stopped');
+    expect(started).toMatchObject({ status: 'running' });
+    await launch;
+    await expect.poll(async () => (await app!.value('connection.get', {})).status, { timeout: 15_000 }).toBe('online');
+    expect(await app.value('localService.get', {})).toMatchObject({ status: 'running' });
+  });
+
   it('closing the app while the start waits for the window closes at once, forking nothing', async () => {
     app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
     void app.backend.start();
