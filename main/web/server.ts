@@ -142,7 +142,6 @@ function parseTarget(target: string | undefined): URL | null {
   }
 }
 
-/** A parsed frame that may be an invoke: a plain object (not null, not an array) with a numeric id. */
 /**
  * A call's result frame. A serialized answer (`json`, common/result.ts WireResult) is spliced in as
  * the result's value: the text is the JSON of the value already, and writing it out again as a
@@ -153,6 +152,7 @@ export function resultFrame(id: number, result: WireResult<unknown>): string {
   return JSON.stringify({ type: 'result', id, result } satisfies WireFrame);
 }
 
+/** A parsed frame that may be an invoke: a plain object (not null, not an array) with a numeric id. */
 function isInvokeFrame(frame: unknown): frame is { type: 'invoke'; id: number; channel?: unknown; request?: unknown } {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return false;
   const { type, id } = frame as { type?: unknown; id?: unknown };

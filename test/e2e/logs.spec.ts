@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetClient } from '../../main/grpc/client';
-import { GetRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
+import { serviceLogEntries } from '../helpers/service-logs';
 import { expect, scan, test, treeItem } from './fixtures';
 
 const ACME = 'Acme Warehouse Robotics';
@@ -192,13 +192,7 @@ test('a whole machine merged; offline, search every cached line; back online the
     await expect
       .poll(
         async () => {
-          const service: { id: string; timeMs: number }[] = [];
-          let pageToken = '';
-          do {
-            const page = await client.call('read', client.app.getRobotPartLogs, GetRobotPartLogsRequest.fromPartial({ robotPartId: partId, numLogEntries: 0, limit: 1000, pageToken }));
-            service.push(...page.logs.map((l) => ({ id: l.id, timeMs: l.time!.getTime() })));
-            pageToken = page.nextPageToken;
-          } while (pageToken !== '');
+          const service = await serviceLogEntries(client, partId);
           const have = new Set(cachedIds());
           const oldest = Math.min(...service.filter((e) => have.has(e.id)).map((e) => e.timeMs));
           checked = service.filter((e) => e.timeMs >= oldest && e.timeMs <= resumedAt);

@@ -14,7 +14,7 @@ import { isLive } from '../../common/machines';
 import { FleetClient } from '../../main/grpc/client';
 import { FLUSH_MS } from '../../main/logs/tails';
 import { forkService } from '../../main/local-service/supervisor';
-import { GetRobotPartLogsRequest } from '../../proto/gen/fleet/app/v1/logs';
+import { serviceLogEntries } from '../helpers/service-logs';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
 let dir: ReturnType<typeof tempDir>;
@@ -66,14 +66,7 @@ async function serviceLog(id: string): Promise<{ id: string; timeMs: number }[]>
   const { address } = await app.value('connection.get', {});
   const client = new FleetClient({ address, tls: false, apiKeyId: credentials.api_key_id, apiKey: credentials.api_key });
   try {
-    const out: { id: string; timeMs: number }[] = [];
-    let pageToken = '';
-    do {
-      const page = await client.call('read', client.app.getRobotPartLogs, GetRobotPartLogsRequest.fromPartial({ robotPartId: id, numLogEntries: 0, limit: 1000, pageToken }));
-      out.push(...page.logs.map((l) => ({ id: l.id, timeMs: l.time!.getTime() })));
-      pageToken = page.nextPageToken;
-    } while (pageToken !== '');
-    return out;
+    return await serviceLogEntries(client, id);
   } finally {
     client.close();
   }
