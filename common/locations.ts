@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { displayName, id, metadataObject, type IsoTime, type MetadataView } from './schemas';
+import { machineLocationColumns, PART_MAIN, PART_RESTART } from './fleet-columns';
 import type { TreeMachine, TreePart } from './machines';
 
 /** A location, as GetLocation answers it. Locations nest to any depth. */
@@ -98,10 +99,8 @@ export interface FleetColumns {
  */
 export type FleetPartColumns = Pick<FleetColumns, 'orgId' | 'syncedAt' | 'machinePartCounts' | 'partIds' | 'partNames' | 'partFqdns' | 'partLastAccess' | 'partFlags'> & { readonly stamp: string };
 
-/** `FleetColumns.partFlags` bit: the machine's main part. */
-export const PART_MAIN = 1;
-/** `FleetColumns.partFlags` bit: marked for restart. */
-export const PART_RESTART = 2;
+// Apart, so the tree reader thread loads no schema (zod alone took 40 ms of its start): common/fleet-columns.ts.
+export { machineLocationColumns, PART_MAIN, PART_RESTART } from './fleet-columns';
 
 /** The columns of a tree (the inverse of {@link fleetTreeFromColumns}; test fakes and the worker's tests use it). */
 export function fleetColumns(tree: FleetTree): FleetColumns {
@@ -124,18 +123,6 @@ export function fleetColumns(tree: FleetTree): FleetColumns {
     partLastAccess: parts.map((p) => p.lastAccess),
     partFlags: parts.map((p) => (p.mainPart ? PART_MAIN : 0) | (p.markedForRestart ? PART_RESTART : 0)),
   };
-}
-
-/** Each machine's location id (in machine order) as FleetColumns' dictionary and indexes. */
-export function machineLocationColumns(locationIds: readonly string[]): Pick<FleetColumns, 'machineLocationKeys' | 'machineLocationIndexes'> {
-  const at = new Map<string, number>();
-  const keys: string[] = [];
-  const indexes = locationIds.map((id) => {
-    let i = at.get(id);
-    if (i === undefined) at.set(id, (i = keys.push(id) - 1));
-    return i;
-  });
-  return { machineLocationKeys: keys, machineLocationIndexes: indexes };
 }
 
 const isStrings = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'string');

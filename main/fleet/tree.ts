@@ -8,7 +8,8 @@
  * it whole, a share moves a subtree between organizations), and each of those domains reads it.
  */
 import { createHash } from 'node:crypto';
-import { PART_MAIN, PART_RESTART, machineLocationColumns, type FleetColumns, type FleetPartColumns, type FleetTree, type Location, type TreeLocation } from '../../common/locations';
+import { PART_MAIN, PART_RESTART, machineLocationColumns } from '../../common/fleet-columns';
+import type { FleetColumns, FleetPartColumns, FleetTree, Location, TreeLocation } from '../../common/locations';
 import type { Machine, Part, TreeMachine, TreePart } from '../../common/machines';
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';

@@ -5,10 +5,23 @@ import { getUiState } from '../cache/ui-state';
 /** Small per-profile UI state (expanded tree nodes, the selection), kept in the profile's cache; and the window's word that its first view is drawn (a launch connects then). */
 export function uiHandlers(ctx: BackendContext): DomainHandlers<'ui.get' | 'ui.set' | 'ui.restored'> {
   const { connection } = ctx;
+  /** Writes of each key not yet committed: while one is, the stored value is not the last one asked. */
+  const writing = new Map<string, number>();
   return {
     'ui.get': ({ key }) => ({ value: getUiState(connection.cache, key) }),
     'ui.set': async ({ key, value }) => {
-      await connection.runCache('setUiState', key, value);
+      // A page that comes back writes what it restored (the route it shows, the selection it drew).
+      // Unchanged, that write would start the cache writer's thread in the middle of the page's boot
+      // (0.3 s of CPU on 2 cores) for nothing.
+      if (!writing.has(key) && JSON.stringify(getUiState(connection.cache, key)) === JSON.stringify(value)) return {};
+      writing.set(key, (writing.get(key) ?? 0) + 1);
+      try {
+        await connection.runCache('setUiState', key, value);
+      } finally {
+        const left = (writing.get(key) ?? 1) - 1;
+        if (left > 0) writing.set(key, left);
+        else writing.delete(key);
+      }
       return {};
     },
     'ui.restored': () => {

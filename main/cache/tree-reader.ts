@@ -1,0 +1,111 @@
+/**
+ * The tree reader thread (worker.ts with `role: 'reader'`): a read-only connection that runs only
+ * READER_JOBS, so that reading a whole tree never waits in the writer's queue behind a sync's page
+ * writes (WAL lets it read beside the writer). It loads the fleet's reads alone, not every domain's
+ * jobs (all-jobs.ts): it starts with the app, beside the window's boot, and the rest (zod among it)
+ * doubled its start.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { fleetJobs, isTreeHead, READER_JOBS, READER_STATS, readAheadJobs } from '../fleet/jobs';
+import { answer, type Request } from './worker-messages';
+
+/**
+ * The tree reader: each job in one read transaction (its statements see one committed state, as
+ * they did when the reads ran between the writer's jobs), and the last answer per job and
+ * arguments kept while the file is unchanged (`data_version` moves with every commit of another
+ * connection): a tree asked for again — a change announced twice, a second window, a launch's page
+ * asking what was read ahead — is not read again.
+ */
+export function serveReads(port: MessagePort, path: string, readAhead: boolean): void {
+  const reader = new Database(path, { fileMustExist: true, readonly: true });
+  // Trees are a few MB read now and then: the default 16 MB page cache would only hold memory.
+  reader.pragma('cache_size = -4000');
+  reader.pragma('busy_timeout = 5000');
+  /**
+   * Kept answers in one form: the value as read, or, once asked as text (what the app asks: main
+   * sends it on as it is), its JSON text alone — whole trees are megabytes, and the text also
+   * leaves this thread as one string instead of 150,000.
+   */
+  const ready = new Map<string, { version: number; value: unknown; text: string | null }>();
+  /** What the reader did so far (READER_STATS): reads it ran (asked or ahead), answers it gave from what it kept. */
+  const stats = { read: 0, kept: 0, ahead: 0 };
+  let closed = false;
+  const read = (job: string, args: readonly unknown[], text: boolean, asked = true): unknown => {
+    if (!READER_JOBS.has(job)) throw new Error(`${job} is not a read the tree reader runs`);
+    const run = fleetJobs[job as keyof typeof fleetJobs] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
+    return reader.transaction(() => {
+      const version = reader.pragma('data_version', { simple: true }) as number;
+      const key = JSON.stringify([job, args]);
+      let kept = ready.get(key);
+      if (kept?.version === version) {
+        if (asked) stats.kept++;
+      } else {
+        stats.read++;
+        // What was kept of an older revision will never be given again: megabytes per tree.
+        for (const [other, entry] of ready) if (entry.version !== version) ready.delete(other);
+        kept = { version, value: run(reader, ...args), text: null };
+        ready.set(key, kept);
+      }
+      if (!text) return kept.text === null ? kept.value : JSON.parse(kept.text);
+      if (kept.text === null) {
+        kept.text = JSON.stringify(kept.value);
+        kept.value = null;
+      }
+      return kept.text;
+    })();
+  };
+  // Requests wait here for a turn of the event loop: a page asks for every organization's head and
+  // parts at once, and the heads (its first screenful) are answered before any parts, whatever the
+  // order they came in. One read per turn, so that what arrives meanwhile is weighed too.
+  const waiting: Request[] = [];
+  let draining = false;
+  const drain = () => {
+    draining = false;
+    if (closed) return;
+    const at = waiting.findIndex((r) => isTreeHead(r.job, r.args));
+    const [message] = waiting.splice(at === -1 ? 0 : at, 1);
+    if (message === undefined) return;
+    answer(port, message.id, () => ((message.job as string) === READER_STATS ? { ...stats } : read(message.job, message.args, message.text === true)));
+    if (waiting.length > 0) schedule();
+  };
+  const schedule = () => {
+    if (draining) return;
+    draining = true;
+    setImmediate(drain);
+  };
+  port.on('message', (message: Request | 'close') => {
+    if (message === 'close') {
+      closed = true;
+      reader.close();
+      port.close();
+      return;
+    }
+    waiting.push(message);
+    schedule();
+  });
+  if (!readAhead) return;
+  // One read per turn too, after any request waiting. A read that fails is left to the request that
+  // needs it, which says why.
+  let ahead: ReturnType<typeof readAheadJobs> = [];
+  try {
+    ahead = readAheadJobs(reader);
+  } catch {
+    // A cache the reader cannot list yet: it answers what is asked, as without a read-ahead.
+  }
+  const next = () => {
+    if (closed) return;
+    if (waiting.length > 0) return void setImmediate(next);
+    const item = ahead.shift();
+    if (item === undefined) return;
+    try {
+      // Kept as the page's asks will want it: as text.
+      read(item.job, item.args, true, false);
+      stats.ahead++;
+    } catch {
+      // Nothing asked for it yet.
+    }
+    setImmediate(next);
+  };
+  setImmediate(next);
+}

@@ -1,0 +1,23 @@
+/** What main's cache threads (worker.ts) receive and answer, shared by the writer and the tree reader. */
+import type { MessagePort } from 'node:worker_threads';
+import { isErrorKind } from '../../common/result';
+import type { CacheJobName } from './all-jobs';
+
+export interface Request {
+  readonly id: number;
+  readonly job: CacheJobName;
+  readonly args: readonly unknown[];
+  /** The tree reader answers with the JSON text of the value (worker-client.ts CacheWorker.read). */
+  readonly text?: boolean;
+}
+
+/** A job's answer, or its failure with its kind if it has one. */
+export function answer(port: MessagePort, id: number, work: () => unknown): void {
+  try {
+    port.postMessage({ id, ok: true, value: work() });
+  } catch (e) {
+    // An expected failure (a search too broad) keeps its kind: main answers it as that, not as a bug.
+    const kind = e instanceof Error && 'kind' in e && isErrorKind(e.kind) ? e.kind : undefined;
+    port.postMessage({ id, ok: false, error: e instanceof Error ? e.message : String(e), kind });
+  }
+}
