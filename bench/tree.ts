@@ -142,57 +142,66 @@ async function coldOpens(browser: Browser, userDataDir: string, org: { name: str
     for (const kind of ['screenful', 'searchable', 'machines'] as const) {
       rmSync(lagFile, { force: true });
       // The browser's window first, settled, then the backend and the navigation: see BROWSER_SETTLE_MS.
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-      await page.waitForTimeout(BROWSER_SETTLE_MS);
-      const web = await startWeb(userDataDir, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(import.meta.dirname, 'lag-probe.mjs')}`, FLEET_BENCH_LAG_FILE: lagFile });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       try {
-        page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-        // The moment the page sends its first tree call for the organization.
-        await page.addInitScript({
-          content: `(() => {
-            const orgId = ${JSON.stringify(org.orgId)};
-            const send = WebSocket.prototype.send;
-            WebSocket.prototype.send = function (data) {
-              if (window.__treeCall === undefined && typeof data === 'string' && data.includes('"locations.tree') && data.includes(orgId)) window.__treeCall = performance.now();
-              return send.call(this, data);
-            };
-          })();`,
-        });
-        if (kind !== 'screenful') {
-          // Typed by the page itself, the moment the box exists: no round trip to the bench in the way.
+        const page = await context.newPage();
+        await page.waitForTimeout(BROWSER_SETTLE_MS);
+        const web = await startWeb(userDataDir, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(import.meta.dirname, 'lag-probe.mjs')}`, FLEET_BENCH_LAG_FILE: lagFile });
+        try {
+          page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+          // The moment the page sends its first tree call for the organization.
           await page.addInitScript({
             content: `(() => {
-              const query = ${JSON.stringify(kind === 'searchable' ? org.lastPart : org.lastMachine)};
-              const type = () => {
-                const box = document.querySelector('input[aria-label="Search the fleet by name"]');
-                if (!box) return requestAnimationFrame(type);
-                box.value = query;
-                box.dispatchEvent(new Event('input', { bubbles: true }));
+              const orgId = ${JSON.stringify(org.orgId)};
+              const send = WebSocket.prototype.send;
+              WebSocket.prototype.send = function (data) {
+                if (window.__treeCall === undefined && typeof data === 'string' && data.includes('"locations.tree') && data.includes(orgId)) window.__treeCall = performance.now();
+                return send.call(this, data);
               };
-              requestAnimationFrame(type);
             })();`,
           });
+          if (kind !== 'screenful') {
+            // Typed by the page itself, the moment the box exists: no round trip to the bench in the way.
+            await page.addInitScript({
+              content: `(() => {
+                const query = ${JSON.stringify(kind === 'searchable' ? org.lastPart : org.lastMachine)};
+                const type = () => {
+                  const box = document.querySelector('input[aria-label="Search the fleet by name"]');
+                  if (!box) return requestAnimationFrame(type);
+                  box.value = query;
+                  box.dispatchEvent(new Event('input', { bubbles: true }));
+                };
+                requestAnimationFrame(type);
+              })();`,
+            });
+          }
+          await page.goto(web.url);
+          const done =
+            kind === 'screenful'
+              ? await page.waitForFunction(
+                  ({ org, rows }) => {
+                    const items = [...document.querySelectorAll('[role="treeitem"]')];
+                    const at = items.findIndex((e) => e.getAttribute('aria-label')?.startsWith(`${org},`));
+                    return at >= 0 && items.length - at >= rows && performance.now();
+                  },
+                  { org: org.name, rows: SCREENFUL },
+                  { polling: 'raf', timeout: 60_000 },
+                )
+              : await page.waitForFunction((name) => [...document.querySelectorAll('[role="treeitem"]')].some((e) => e.getAttribute('aria-label')?.split(',')[0] === name) && performance.now(), kind === 'searchable' ? org.lastPart : org.lastMachine, { polling: 'raf', timeout: 60_000 });
+          const at = (await done.jsonValue()) as number;
+          const call = (await page.evaluate(() => (window as unknown as { __treeCall?: number }).__treeCall)) ?? NaN;
+          ({ screenful: out.screenful, searchable: out.searchable, machines: out.machines })[kind].push(at);
+          ({ screenful: out.screenfulFromCall, searchable: out.searchableFromCall, machines: out.machinesFromCall })[kind].push(at - call);
+        } finally {
+          // The page closed first: a backend stopped under it would show it "reconnecting" on the way out.
+          try {
+            await context.close();
+          } finally {
+            await web.stop();
+          }
         }
-        await page.goto(web.url);
-        const done =
-          kind === 'screenful'
-            ? await page.waitForFunction(
-                ({ org, rows }) => {
-                  const items = [...document.querySelectorAll('[role="treeitem"]')];
-                  const at = items.findIndex((e) => e.getAttribute('aria-label')?.startsWith(`${org},`));
-                  return at >= 0 && items.length - at >= rows && performance.now();
-                },
-                { org: org.name, rows: SCREENFUL },
-                { polling: 'raf', timeout: 60_000 },
-              )
-            : await page.waitForFunction((name) => [...document.querySelectorAll('[role="treeitem"]')].some((e) => e.getAttribute('aria-label')?.split(',')[0] === name) && performance.now(), kind === 'searchable' ? org.lastPart : org.lastMachine, { polling: 'raf', timeout: 60_000 });
-        const at = (await done.jsonValue()) as number;
-        const call = (await page.evaluate(() => (window as unknown as { __treeCall?: number }).__treeCall)) ?? NaN;
-        ({ screenful: out.screenful, searchable: out.searchable, machines: out.machines })[kind].push(at);
-        ({ screenful: out.screenfulFromCall, searchable: out.searchableFromCall, machines: out.machinesFromCall })[kind].push(at - call);
       } finally {
-        await page.context().close();
-        await web.stop();
+        await context.close();
       }
       const lag = JSON.parse(readFileSync(lagFile, 'utf8')) as { p99: number; max: number };
       out.lagP99.push(lag.p99);

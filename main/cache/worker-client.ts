@@ -150,8 +150,8 @@ class CacheThread {
 }
 
 /**
- * The profile cache's worker threads: the writer, which runs every job in order (worker.ts), and the
- * tree reader, which runs READER_JOBS on a read-only connection beside it. Each starts on its first
+ * The profile cache's worker threads: the writer, which runs every job in order (writer.ts), and the
+ * tree reader, which runs READER_JOBS on a read-only connection beside it (tree-reader.ts). Each starts on its first
  * job (the reader with the cache when `warm` is set) and is restarted after a crash.
  */
 export class CacheWorker {

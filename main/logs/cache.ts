@@ -357,7 +357,7 @@ export class SearchBudget {
   }
 }
 
-/** A search that could not finish within its SearchBound: the message says what to do (kind crosses the worker: main/cache/worker.ts). */
+/** A search that could not finish within its SearchBound: the message says what to do (kind crosses the worker: main/cache/worker-messages.ts). */
 export class SearchTooBroad extends Error {
   readonly kind = 'invalid';
 
