@@ -2,6 +2,8 @@
  * A launch with a cache lets the window draw it before the service is reached (`firstViewGraceMs`,
  * `ui.restored`): the real backend, its cache worker, the local service forked for real.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
@@ -100,6 +102,28 @@ describe('a launch draws the cached view before it reaches the service', () => {
     await launch;
     await expect.poll(async () => (await app!.value('connection.get', {})).status, { timeout: 15_000 }).toBe('online');
     expect(await app.value('localService.get', {})).toMatchObject({ status: 'running' });
+  });
+
+  it('a switch to another profile and back while the launch waits: the launch’s own connect does not run again once the window says it drew', async () => {
+    // A second profile, remote, whose key is not in the keychain: switched to, it only asks for it.
+    const file = join(dir.path, 'profiles.json');
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { profiles: unknown[] };
+    stored.profiles.push({ id: 'elsewhere', name: 'Elsewhere', kind: 'remote', address: '127.0.0.1:9', tls: false, apiKeyId: 'elsewhere-key' });
+    writeFileSync(file, JSON.stringify(stored));
+    app = await openTestBackend(dir.path, { firstViewGraceMs: 60_000 });
+    const launch = app.backend.start();
+    await expect.poll(async () => (await app!.value('localService.get', {})).status).toBe('starting');
+    await app.value('profiles.switch', { profileId: 'elsewhere' });
+    await app.value('profiles.switch', { profileId: 'local' });
+    // Both connects wait for the window (the launch's, and the switch's start of the same service).
+    await app.value('ui.restored', {});
+    await launch;
+    await expect.poll(async () => (await app!.value('connection.get', {})).status, { timeout: 15_000 }).toBe('online');
+    await expect.poll(async () => (await app!.value('connection.get', {})).sync, { timeout: 15_000 }).toBeNull();
+    // The launch's connect, superseded by the switches, went no further: a second connect would have
+    // run a second sync beside the first, which fails ("a fleet replacement is already under way").
+    expect(app.logs.filter((line) => line.startsWith('sync:'))).toEqual([]);
+    expect((await app.value('connection.get', {})).status).toBe('online');
   });
 
   it('closing the app while the start waits for the window closes at once, forking nothing', async () => {
