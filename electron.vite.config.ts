@@ -47,6 +47,9 @@ export default defineConfig({
     root: resolve(root, 'renderer'),
     // The renderer root is renderer/, so the plugin would not find svelte.config.js on its own.
     plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') }), devCspFromHeader],
+    // In the page, `zod` is zod configured for the page's CSP (renderer/src/zod-config.ts, which
+    // imports the real one as `zod/v4`): set before any schema is built, whichever chunk loads it first.
+    resolve: { alias: [{ find: /^zod$/, replacement: resolve(root, 'renderer/src/zod-config.ts') }] },
     build: {
       outDir: resolve(root, 'out/renderer'),
       // The window parses every byte on its boot path before its first paint: ship it minified

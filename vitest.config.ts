@@ -11,6 +11,7 @@ const ownProcess = [
   'main/fs/atomic.test.ts',
   'main/shell/*.test.ts',
   'preload/index.test.ts',
+  'renderer/src/features/registry/draft-checks-load.test.ts',
   'renderer/src/lib/state/registry.test.ts',
   'renderer/src/lib/ui/after-paint.test.ts',
 ];

@@ -3,7 +3,8 @@
  * In Electron the transport is IPC (preload); in browser mode it is a loopback WebSocket. Both go
  * through `createBridge`, so the renderer cannot tell them apart and both reject unknown names.
  */
-import { isChannelName, type ChannelName, type RequestOf, type ResponseOf } from './channels';
+import { isChannelName } from './channel-names';
+import type { ChannelName, RequestOf, ResponseOf } from './channels';
 import { isEventName, type EventName, type Events } from './events';
 import { err, fromWire, type Result, type WireResult } from './result';
 

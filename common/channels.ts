@@ -2,7 +2,8 @@
  * The bridge contract: one map of every channel, assembled from the per-domain contracts.
  * main implements a handler for each (a missing or mistyped one fails to compile), the preload
  * forwards exactly these names, and the renderer calls them through `FleetBridge`.
- * A new domain adds its file and one line in each of `requestSchemas` and `Responses`.
+ * A new domain adds its file and one line in each of `requestSchemas` and `Responses`, and its channels'
+ * names to common/channel-names.ts (the compiler says which are missing).
  */
 import type { z } from 'zod';
 import { accessRequests, type AccessResponses } from './access';
@@ -58,12 +59,6 @@ export type RequestOf<K extends ChannelName> = z.input<(typeof requestSchemas)[K
 /** What a handler receives: the payload after parsing (trimmed, defaults applied). */
 export type ParsedRequestOf<K extends ChannelName> = z.output<(typeof requestSchemas)[K]>;
 export type ResponseOf<K extends ChannelName> = Responses[K];
-
-export const channelNames = Object.freeze(Object.keys(requestSchemas)) as readonly ChannelName[];
-
-export function isChannelName(value: unknown): value is ChannelName {
-  return typeof value === 'string' && Object.hasOwn(requestSchemas, value);
-}
 
 // Every channel has a response type and every response type a channel: either side missing fails here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -5,14 +5,12 @@
  * a view of a million lines costs it a screenful.
  */
 import { z } from 'zod';
+import { LOG_LEVELS, MAX_VIEW_PARTS, type LogLevel } from './log-levels';
 import { id, type JsonObject } from './schemas';
 
-/** The levels an entry has, in order of severity (the wire's strings). */
-export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** At most this many parts in one merged view (a big machine or a location). */
-export const MAX_VIEW_PARTS = 200;
+// The levels and the merged view's bound are apart, without zod: the page's log state loads on the
+// window's boot path (common/log-levels.ts).
+export { LOG_LEVELS, MAX_VIEW_PARTS, type LogLevel } from './log-levels';
 /** At most this many rows per `logs.rows` call (a few screens). */
 export const MAX_ROWS = 1000;
 

@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import { displayName, id, metadataObject, type IsoTime, type JsonObject, type MetadataView } from './schemas';
 
-/** Clients count a part as live when its last access is at most this old (the spec's liveness rule). */
-export const LIVE_WITHIN_MS = 10_000;
-
-/** Whether a part that last contacted the service at `lastAccess` is live at `now` (epoch ms). */
-export function isLive(lastAccess: IsoTime | null, now: number): boolean {
-  if (lastAccess === null) return false;
-  const at = Date.parse(lastAccess);
-  return Number.isFinite(at) && now - at <= LIVE_WITHIN_MS;
-}
+// Apart, without zod: the fleet tree draws liveness on the window's boot path (common/liveness.ts).
+export { isLive, LIVE_WITHIN_MS } from './liveness';
 
 /** A machine (the wire's robot). */
 export interface Machine {

@@ -10,15 +10,11 @@
  */
 import { z } from 'zod';
 import { id, type IsoTime } from './schemas';
+import { TRAINING_STATUSES, type TrainingStatus } from './training-statuses';
 
-/** Where a job is (TrainingStatus). pending → running → succeeded | failed; pending/running → canceling → canceled. */
-export const TRAINING_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'canceling', 'canceled'] as const;
-export type TrainingStatus = (typeof TRAINING_STATUSES)[number];
-
-/** Statuses in which a job still changes by itself: main polls while a job is in one of them. */
-export const ACTIVE_TRAINING_STATUSES: readonly TrainingStatus[] = ['pending', 'running', 'canceling'];
-/** Final statuses: only these can be deleted; a succeeded or failed job cannot be canceled. */
-export const FINAL_TRAINING_STATUSES: readonly TrainingStatus[] = ['succeeded', 'failed', 'canceled'];
+// The statuses are apart, without zod: the page's training badge and labels are on the window's boot
+// path (common/training-statuses.ts).
+export { ACTIVE_TRAINING_STATUSES, FINAL_TRAINING_STATUSES, TRAINING_STATUSES, type TrainingStatus } from './training-statuses';
 
 /** The kind of model a job trains (ModelType). */
 export const MODEL_TYPES = ['single_label_classification', 'multi_label_classification', 'object_detection'] as const;

@@ -4,13 +4,8 @@
  * happens in the result envelope. A handler never sees an unchecked payload and never throws across.
  */
 import type { z } from 'zod';
-import {
-  isChannelName,
-  requestSchemas,
-  type ChannelName,
-  type ParsedRequestOf,
-  type ResponseOf,
-} from '../../common/channels';
+import { isChannelName } from '../../common/channel-names';
+import { requestSchemas, type ChannelName, type ParsedRequestOf, type ResponseOf } from '../../common/channels';
 import { err, fromWire, ok, type Result, type WireResult } from '../../common/result';
 import { AppError } from './errors';
 import { Serialized } from './serialized';

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { IpcMainInvokeEvent } from 'electron';
 import { IPC_INVOKE } from '../../common/bridge';
-import { channelNames } from '../../common/channels';
+import { channelNames } from '../../common/channel-names';
 import { createRouter, type BridgeHost, type Handlers } from '../backend/router';
 import { fake, FakeWebFrame, resetFakeElectron } from '../../test/electron/fake-electron';
 import { appLocation } from './app-url';

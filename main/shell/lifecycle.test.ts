@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT, IPC_INVOKE } from '../../common/bridge';
-import { channelNames } from '../../common/channels';
+import { channelNames } from '../../common/channel-names';
 import type { ProfilesState } from '../../common/profiles';
 import { EventBus } from '../backend/events';
 import type { Handlers } from '../backend/router';

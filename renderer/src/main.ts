@@ -1,4 +1,3 @@
-import './zod-config';
 import { mount } from 'svelte';
 import './styles/global.css';
 import App from './App.svelte';

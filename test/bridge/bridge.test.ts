@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createBridge, WS_PATH, type WireFrame } from '../../common/bridge';
-import { channelNames } from '../../common/channels';
+import { channelNames } from '../../common/channel-names';
 import { fromWire } from '../../common/result';
 import { resultFrame, startWebServer, type WebServer } from '../../main/web/server';
 import { openTestBackend, tempDir, trustedSender, type TestBackend } from '../helpers/backend';

@@ -41,6 +41,11 @@ describe('the bundled preload', () => {
     expect(required.filter((id) => id !== 'electron' && !SANDBOX_MODULES.has(id ?? ''))).toEqual([]);
   });
 
+  it('carries no zod: it checks channel names only (main parses every payload), and it runs before the page on every load', () => {
+    expect(code).not.toContain('$ZodType');
+    expect(code.length).toBeLessThan(20_000);
+  });
+
   it('runs with a sandbox-only require and exposes the bridge as window.fleet', () => {
     const exposed: [string, unknown][] = [];
     const electron = {

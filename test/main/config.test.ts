@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelNames } from '../../common/channels';
+import { channelNames } from '../../common/channel-names';
 import { FleetClient } from '../../main/grpc/client';
 import { trustedSender } from '../helpers/backend';
 import { startConfigFleet, type ConfigFleet } from '../helpers/config-fleet';

@@ -1,5 +1,6 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import { ROLES, type AccessResourceType, type Grant, type Role } from '../../../../common/access';
+import type { Grant } from '../../../../common/access';
+import { ROLES, type AccessResourceType, type Role } from '../../../../common/permissions';
 import type { TreeIndex } from '../../lib/fleet/fleet-index';
 import { keyAction, typeahead, visibleRows, type TreeNode, type TreeRow } from '../../lib/ui/tree';
 

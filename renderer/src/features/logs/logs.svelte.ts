@@ -4,7 +4,8 @@
  * view of a million lines costs a screenful here.
  */
 import type { FleetBridge } from '../../../../common/bridge';
-import { LOG_LEVELS, type LogFilter, type LogHistogram, type LogLevel, type LogLine, type LogSearchHit, type LogViewUpdate, type TailStatuses } from '../../../../common/logs';
+import { LOG_LEVELS, type LogLevel } from '../../../../common/log-levels';
+import type { LogFilter, LogHistogram, LogLine, LogSearchHit, LogViewUpdate, TailStatuses } from '../../../../common/logs';
 import type { BridgeError, Result } from '../../../../common/result';
 import { Latest } from '../../lib/state/latest';
 

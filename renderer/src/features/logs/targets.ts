@@ -3,7 +3,7 @@
  * the machines in a location (at any depth), or a hand-picked set; and how each part is labelled and
  * colored in a merged view.
  */
-import { MAX_VIEW_PARTS } from '../../../../common/logs';
+import { MAX_VIEW_PARTS } from '../../../../common/log-levels';
 import { locationPath, type NodeRef, type TreeIndex } from '../../lib/fleet/fleet-index';
 import type { LogTarget } from './logs.svelte';
 

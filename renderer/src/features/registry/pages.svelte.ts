@@ -7,7 +7,8 @@ import type { FleetBridge } from '../../../../common/bridge';
 import type { Module, ModuleApp, ModuleModel, ModuleVersion, RegistryItem, Upload, UploadCandidate, UploadSource, Visibility } from '../../../../common/registry';
 import type { BridgeError, Result } from '../../../../common/result';
 import { Latest } from '../../lib/state/latest';
-import { draftErrors, type StageFile, stageWithFetch, UPLOAD_TYPES, type UploadDraft } from './staging';
+import type { draftErrors } from './draft-checks';
+import { type StageFile, stageWithFetch, UPLOAD_TYPES, type UploadDraft } from './staging';
 
 /**
  * A page that takes uploads for one registry item (a module's page, a training script's or an ML
@@ -21,6 +22,14 @@ export class UploadingView {
   readonly #stage: StageFile;
   drafts = $state.raw<readonly UploadDraft[]>([]);
   #nextKey = 1;
+  /**
+   * The draft checks (the schemas main applies, zod), loaded with the first files given: this state
+   * is on the window's boot path, the checks are not. Until they are in, no draft can be queued.
+   */
+  #check = $state.raw<typeof draftErrors | null>(null);
+  /** Why the checks could not be loaded (tried again with the next files). */
+  #checkError = $state.raw<string | null>(null);
+  #checkLoading: Promise<void> | null = null;
 
   constructor(bridge: FleetBridge, uploadTo: string, stage: StageFile) {
     this.#bridge = bridge;
@@ -40,7 +49,25 @@ export class UploadingView {
 
   /** What's wrong with a draft's version and platform, against the other drafts and the versions uploaded. */
   errorsOf(draft: UploadDraft): { version: string | null; platform: string | null } {
-    return draftErrors(draft, this.drafts, this.uploadedVersions);
+    if (this.#check) return this.#check(draft, this.drafts, this.uploadedVersions);
+    if (this.#checkError) return { version: `Can't be checked: ${this.#checkError}. Check that the app is still running, then add the file again.`, platform: null };
+    return { version: null, platform: null };
+  }
+
+  /** Load the draft checks once (again after a failure). */
+  #loadChecks(): Promise<void> {
+    if (this.#check) return Promise.resolve();
+    this.#checkLoading ??= import('./draft-checks').then(
+      (module) => {
+        this.#check = module.draftErrors;
+        this.#checkError = null;
+      },
+      (e: unknown) => {
+        this.#checkError = `the checks could not be loaded (${e instanceof Error ? e.message : String(e)})`;
+        this.#checkLoading = null;
+      },
+    );
+    return this.#checkLoading;
   }
 
   /**
@@ -50,6 +77,7 @@ export class UploadingView {
    */
   async addFiles(files: readonly File[], pathForFile: (file: File) => string | null): Promise<void> {
     if (files.length === 0) return;
+    const checks = this.#loadChecks();
     const added = files.map((file) => ({ file, key: this.#nextKey++ }));
     this.drafts = [
       ...this.drafts,
@@ -75,6 +103,7 @@ export class UploadingView {
       for (const { key } of sources) this.#patch(key, { state: 'ready', problem: `Couldn't look into the file: ${result.error.message}` });
       return;
     }
+    await checks;
     result.value.forEach((candidate, i) => {
       const key = sources[i]?.key;
       if (key !== undefined) this.#patch(key, this.#fromCandidate(candidate));
@@ -82,7 +111,8 @@ export class UploadingView {
   }
 
   /** Candidates main's open dialog chose (Electron). */
-  addCandidates(candidates: readonly UploadCandidate[]): void {
+  async addCandidates(candidates: readonly UploadCandidate[]): Promise<void> {
+    await this.#loadChecks();
     this.drafts = [
       ...this.drafts,
       ...candidates.map((c): UploadDraft => ({ key: this.#nextKey++, fileName: c.fileName, sizeBytes: c.sizeBytes, source: null, state: 'preparing', problem: null, proposal: null, version: '', platform: '', error: null, ...this.#fromCandidate(c) })),
@@ -108,7 +138,7 @@ export class UploadingView {
   /** The drafts that can be queued now (ready, no problem, version and platform valid). */
   get uploadable(): readonly UploadDraft[] {
     return this.drafts.filter((d) => {
-      if (d.state !== 'ready' || d.problem !== null || d.source === null) return false;
+      if (d.state !== 'ready' || d.problem !== null || d.source === null || this.#check === null) return false;
       const errors = this.errorsOf(d);
       return errors.version === null && errors.platform === null;
     });

@@ -4,9 +4,8 @@
  * page hands the File once to the backend's loopback endpoint (`stageWithFetch`), which keeps it
  * aside for main.
  */
-import { modulePlatform, moduleVersion, type ModuleVersion, type PackageType, type UploadCandidate, type UploadSource } from '../../../../common/registry';
+import type { PackageType, UploadCandidate, UploadSource } from '../../../../common/registry';
 import type { Result } from '../../../../common/result';
-import { sentence } from '../../lib/format';
 
 /** A file dropped or chosen for an item (a module, a training script, an ML model), readied for upload: where it is, what main found, the version and platform to send it as. */
 export interface UploadDraft {
@@ -88,30 +87,6 @@ export const noStaging: StageFile = async (file) => ({
   ok: false,
   error: { kind: 'invalid', message: `${file.name} is not a file on disk (was it dragged out of another app?): save it to a folder first, then drop or choose it from there.` },
 });
-
-/**
- * What's wrong with a draft's version and platform, as sentences (the same schemas main checks).
- * `uploaded`: the item's versions as read (a module, or its versions alone); null while unread.
- */
-export function draftErrors(
-  draft: UploadDraft,
-  drafts: readonly UploadDraft[],
-  uploaded: { readonly versions: readonly ModuleVersion[] } | readonly ModuleVersion[] | null,
-): { version: string | null; platform: string | null } {
-  const version = moduleVersion.safeParse(draft.version);
-  const platform = modulePlatform.safeParse(draft.platform);
-  const out = {
-    version: version.success ? null : sentence(version.error.issues[0]?.message ?? 'is not valid'),
-    platform: platform.success ? null : sentence(platform.error.issues[0]?.message ?? 'is not valid'),
-  };
-  if (!version.success || !platform.success) return out;
-  const same = (d: UploadDraft) => d.key !== draft.key && d.problem === null && d.version.trim() === version.data && d.platform.trim() === platform.data;
-  if (drafts.some(same)) out.platform = `Another file is set to ${version.data} for ${platform.data} too.`;
-  const versions = uploaded === null ? [] : 'versions' in uploaded ? uploaded.versions : uploaded;
-  const existing = versions.find((v) => v.version === version.data)?.files.some((f) => f.platform === platform.data);
-  if (existing) out.platform = `Version ${version.data} already has a file for ${platform.data}, and uploaded files never change: use a new version.`;
-  return out;
-}
 
 /** Item types whose own page (not a module's page) takes uploads: a training script's builds, a model trained elsewhere. Archives stay read-only. */
 export const UPLOAD_TYPES: readonly PackageType[] = ['ml_training', 'ml_model'];

@@ -157,7 +157,7 @@ export class RegistryStore {
     const result = await this.#bridge.invoke('registry.pickFiles', {});
     if (!result.ok) return result;
     if (result.value === null) return { ok: true, value: false };
-    view.addCandidates(result.value);
+    await view.addCandidates(result.value);
     return { ok: true, value: true };
   }
 }

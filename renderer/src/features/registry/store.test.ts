@@ -2,20 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { UploadCandidate } from '../../../../common/registry';
 import { err, ok } from '../../../../common/result';
 import { deferred, fakeBridge, settle } from '../../lib/testing/fake-transport';
-import { registryItem, registryModule, registryVersion, upload } from '../../lib/testing/fixtures';
-import { draftErrors, type StageFile, type UploadDraft } from './staging';
+import { registryItem, registryModule, registryVersion, upload, uploadCandidate } from '../../lib/testing/fixtures';
+import { draftErrors } from './draft-checks';
+import type { StageFile, UploadDraft } from './staging';
 import { PAGE_SIZE } from './list.svelte';
 import { RegistryStore } from './store.svelte';
 
-const candidate = (source: UploadCandidate['source'], fileName: string, overrides: Partial<UploadCandidate> = {}): UploadCandidate => ({
-  source,
-  fileName,
-  sizeBytes: 1234,
-  sha256: null,
-  problem: null,
-  proposal: { version: '1.2.0', platform: 'linux/arm64', moduleId: 'acme:stepper', entrypoint: 'run.sh' },
-  ...overrides,
-});
 
 function setup(stage?: StageFile) {
   const { transport, bridge } = fakeBridge();
@@ -230,7 +222,7 @@ describe('a module', () => {
       return f.name === 'bad.tar.gz' ? err('invalid', "Couldn't hand bad.tar.gz to the app: too large") : ok({ stagedId: `staged-${f.name.replace(/\W/g, '')}-0123456789`, fileName: f.name });
     });
     transport.handle('registry.module', registryModule('stepper'));
-    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => candidate(s, `file${i}.tar.gz`, i === 1 ? { proposal: { version: null, platform: 'linux/amd64', moduleId: null, entrypoint: null } } : {}))));
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => uploadCandidate(s, `file${i}.tar.gz`, i === 1 ? { proposal: { version: null, platform: 'linux/amd64', moduleId: null, entrypoint: null } } : {}))));
     const view = store.showModule('acme:stepper');
     await settle();
     const adding = view.addFiles([file('a.tar.gz'), file('b.tar.gz'), file('bad.tar.gz')], () => null);
@@ -256,7 +248,7 @@ describe('a module', () => {
       return err('internal', 'no');
     });
     transport.handle('registry.module', registryModule('stepper'));
-    transport.handle('registry.inspect', (r) => ok(r.sources.map((s) => candidate(s, 'a.tar.gz'))));
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s) => uploadCandidate(s, 'a.tar.gz'))));
     const view = store.showModule('acme:stepper');
     await view.addFiles([file('a.tar.gz')], (f) => `/home/me/${f.name}`);
     expect(stages).toBe(0);
@@ -280,7 +272,7 @@ describe('a module', () => {
   it('queues the ready files; one main refuses stays with why', async () => {
     const { transport, store } = setup();
     transport.handle('registry.module', registryModule('stepper'));
-    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => candidate(s, `f${i}.tar.gz`, { proposal: { version: '1.0.0', platform: i === 0 ? 'linux/amd64' : 'linux/arm64', moduleId: null, entrypoint: null } }))));
+    transport.handle('registry.inspect', (r) => ok(r.sources.map((s, i) => uploadCandidate(s, `f${i}.tar.gz`, { proposal: { version: '1.0.0', platform: i === 0 ? 'linux/amd64' : 'linux/arm64', moduleId: null, entrypoint: null } }))));
     transport.handle('registry.upload', (r) => (r.platform === 'linux/arm64' ? err('conflict', 'Already queued.') : ok(upload('u1', { platform: r.platform, version: r.version }))));
     const view = store.showModule('acme:stepper');
     await view.addFiles([file('f0.tar.gz'), file('f1.tar.gz')], () => null);
@@ -300,7 +292,7 @@ describe('a module', () => {
     const view = store.showModule('acme:stepper');
     transport.handle('registry.pickFiles', null);
     expect(await store.pickFiles(view)).toEqual({ ok: true, value: false });
-    transport.handle('registry.pickFiles', [candidate({ path: '/m/a.tar.gz' }, 'a.tar.gz')]);
+    transport.handle('registry.pickFiles', [uploadCandidate({ path: '/m/a.tar.gz' }, 'a.tar.gz')]);
     expect(await store.pickFiles(view)).toEqual({ ok: true, value: true });
     expect(view.drafts.map((d) => [d.fileName, d.state, d.version, d.platform])).toEqual([['a.tar.gz', 'ready', '1.2.0', 'linux/arm64']]);
   });
@@ -309,7 +301,7 @@ describe('a module', () => {
 describe('a training script takes uploads like a module', () => {
   const script = (overrides = {}) => registryItem('yard-trainer', { type: 'ml_training', description: 'Trains the yard detector.', ...overrides });
   const scriptCandidate = (source: UploadCandidate['source'], fileName: string, version: string | null) =>
-    candidate(source, fileName, { proposal: { version, platform: 'linux/any', moduleId: null, entrypoint: null } });
+    uploadCandidate(source, fileName, { proposal: { version, platform: 'linux/any', moduleId: null, entrypoint: null } });
 
   it('readies dropped files against the versions uploaded, and queues them naming the item; no entrypoint is asked for', async () => {
     const { transport, store } = setup();

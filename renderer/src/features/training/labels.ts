@@ -1,5 +1,6 @@
 /** How training is said on screen: status and model-type labels, a job's name, kind and duration, and what to tell when one ends. Pure functions of a job. */
-import { ACTIVE_TRAINING_STATUSES, FINAL_TRAINING_STATUSES, type ModelType, type TrainingJob, type TrainingStatus } from '../../../../common/training';
+import type { ModelType, TrainingJob } from '../../../../common/training';
+import { ACTIVE_TRAINING_STATUSES, FINAL_TRAINING_STATUSES, type TrainingStatus } from '../../../../common/training-statuses';
 import { formatDuration } from '../../lib/format';
 
 export const TRAINING_STATUS_LABEL: Record<TrainingStatus, string> = {

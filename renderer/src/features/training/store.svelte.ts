@@ -17,7 +17,7 @@ import { type DeleteFailure, TrainingJobView, TrainingList } from './jobs.svelte
 import { endedMessage, jobLabel } from './labels';
 import type { Notifier, NotifyPermission } from './notifier';
 import { trainingPath } from './routes';
-import { TrainingSubmitForm } from './submit-form.svelte';
+import type { TrainingSubmitForm } from './submit-form.svelte';
 
 /** Which training page is open. */
 export interface TrainingPage {
@@ -54,6 +54,8 @@ export class TrainingStore {
    * at once and reads only what changed since (a list of thousands is read whole once per profile).
    */
   #kept: TrainingList | null = null;
+  /** Counts the opens and closes of "Train a model", so an open whose code is still loading knows it was overtaken. */
+  #opening = 0;
 
   constructor(bridge: FleetBridge, options: TrainingOptions = {}) {
     this.#bridge = bridge;
@@ -205,16 +207,30 @@ export class TrainingStore {
     await Promise.all([this.#summary.load(), job?.load()]);
   }
 
-  /** Open "Train a model" for the open organization (or `orgId`). */
-  startSubmit(orgId = this.list?.orgId): TrainingSubmitForm | null {
+  /**
+   * Open "Train a model" for the open organization (or `orgId`). The form's code, with the checks it
+   * shares with main (zod), loads on first use: the store itself is on the window's boot path.
+   */
+  async startSubmit(orgId = this.list?.orgId): Promise<TrainingSubmitForm | null> {
     if (!orgId) return null;
-    const form = new TrainingSubmitForm(this.#bridge, orgId);
+    const opening = ++this.#opening;
+    let Form: typeof TrainingSubmitForm;
+    try {
+      ({ TrainingSubmitForm: Form } = await import('./submit-form.svelte'));
+    } catch (e) {
+      this.#notices?.push('error', `Couldn't open “Train a model”: its code could not be loaded (${e instanceof Error ? e.message : String(e)}). Check that the app is still running, then try again.`);
+      return null;
+    }
+    // Closed, or opened again, while the code loaded: that later call decides.
+    if (opening !== this.#opening) return null;
+    const form = new Form(this.#bridge, orgId);
     this.form = form;
     void form.load();
     return form;
   }
 
   closeSubmit(): void {
+    this.#opening++;
     this.form = null;
   }
 

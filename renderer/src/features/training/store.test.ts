@@ -496,7 +496,7 @@ describe('train a model', () => {
   async function openForm(options: { notifier?: Notifier | null } = {}) {
     const ctx = setup(options);
     ctx.store.show('org-acme');
-    const form = ctx.store.startSubmit();
+    const form = await ctx.store.startSubmit();
     await settle();
     if (!form) throw new Error('no form');
     return { ...ctx, form };
@@ -617,10 +617,25 @@ describe('train a model', () => {
     expect(form.refusal?.kind).toBe('conflict');
   });
 
+  it('opens nothing when closed while its code loads, and only the last of two opens', async () => {
+    const { store } = setup();
+    store.show('org-acme');
+    const closed = store.startSubmit();
+    store.closeSubmit();
+    expect(await closed).toBeNull();
+    expect(store.form).toBeNull();
+    const first = store.startSubmit('org-acme');
+    const second = store.startSubmit('org-acme');
+    expect(await first).toBeNull();
+    const form = await second;
+    expect(form).not.toBeNull();
+    expect(store.form).toBe(form);
+  });
+
   it('says when datasets cannot be read (they need the service)', async () => {
     const { transport, store } = setup();
     transport.handle('training.datasets', () => err('offline', 'The service cannot be reached.'));
-    const form = store.startSubmit('org-acme');
+    const form = await store.startSubmit('org-acme');
     await settle();
     expect(form?.datasetsError?.kind).toBe('offline');
     expect(form?.check.errors.datasetId).toBe('There is no dataset to train on.');

@@ -5,7 +5,7 @@ import { ancestorKeys, byName, indexTree, matchOf, nodeKey, parseKey, searchFlat
 import { browseOrg, FleetRows, searchOrg, type OrgRows } from './fleet-rows';
 
 export { ancestorKeys, indexTree, locationPath, nodeKey, parseKey, type FleetRow, type NodeKind, type NodeRef, type TreeIndex } from './fleet-index';
-import { fleetTreeFromColumns, partsFromColumns } from '../../../../common/locations';
+import { fleetTreeFromColumns, partsFromColumns } from '../../../../common/fleet-columns';
 import type { Organization } from '../../../../common/orgs';
 import type { BridgeError } from '../../../../common/result';
 import type { IsoTime } from '../../../../common/schemas';

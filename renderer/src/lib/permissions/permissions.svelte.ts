@@ -1,7 +1,7 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { untrack } from 'svelte';
 import type { FleetBridge } from '../../../../common/bridge';
-import { permissionResourceType, whyNot, type CheckedPermission, type KeyPermissions, type ResourceRef } from '../../../../common/access';
+import { permissionResourceType, whyNot, type CheckedPermission, type KeyPermissions, type ResourceRef } from '../../../../common/permissions';
 import { locationPath, type NodeRef } from '../fleet/fleet-index';
 import type { FleetStore } from '../fleet/fleet.svelte';
 

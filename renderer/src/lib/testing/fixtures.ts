@@ -2,7 +2,7 @@ import type { ConnectionState } from '../../../../common/connection';
 import type { LocalServiceState } from '../../../../common/local-service';
 import type { Organization, OrgsSnapshot } from '../../../../common/orgs';
 import type { ProfileView, ProfilesState } from '../../../../common/profiles';
-import type { Module, ModuleVersion, RegistryItem, Upload } from '../../../../common/registry';
+import type { Module, ModuleVersion, RegistryItem, Upload, UploadCandidate } from '../../../../common/registry';
 import type { TrainingDataset, TrainingJob, TrainingModel, TrainingScript, TrainingSummary } from '../../../../common/training';
 
 export const localProfile: ProfileView = {
@@ -125,6 +125,19 @@ export function upload(id: string, overrides: Partial<Upload> = {}): Upload {
     result: null,
     createdAt: '2026-11-01T10:00:00.000Z',
     finishedAt: null,
+    ...overrides,
+  };
+}
+
+/** A file main looked into for upload, proposing 1.2.0 for linux/arm64 (its meta.json's). */
+export function uploadCandidate(source: UploadCandidate['source'], fileName: string, overrides: Partial<UploadCandidate> = {}): UploadCandidate {
+  return {
+    source,
+    fileName,
+    sizeBytes: 1234,
+    sha256: null,
+    problem: null,
+    proposal: { version: '1.2.0', platform: 'linux/arm64', moduleId: 'acme:stepper', entrypoint: 'run.sh' },
     ...overrides,
   };
 }
