@@ -146,3 +146,22 @@ test("a page's code loads on its first visit; when it cannot be fetched the page
   await u.main.getByRole('button', { name: 'Retry' }).click();
   await expect(u.heading).toHaveText('Registry');
 });
+
+test("a dialog's code loads when it is first opened; when it cannot be fetched the app says so, and opening it again loads it", async ({ app }, testInfo) => {
+  testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the loading is the same code');
+  const { page } = app;
+  await expect(treeItem(page, ACME)).toBeVisible();
+  // "Add profile" checks its form with the schemas main applies; they and it load on first use.
+  const chunk = '**/assets/AddProfileDialog-*.js';
+  await page.route(chunk, (request) => request.abort('connectionrefused'));
+  app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+  const profile = page.getByRole('combobox', { name: 'Profile' });
+  await profile.selectOption({ label: 'Add profile…' });
+  await expect(page.getByRole('status', { name: 'Notifications' })).toContainText("Couldn't open “Add profile”: its code could not be loaded");
+  await expect(page.getByRole('dialog', { name: 'Add profile' })).toHaveCount(0);
+  await page.unroute(chunk);
+  await profile.selectOption({ label: 'Add profile…' });
+  const dialog = page.getByRole('dialog', { name: 'Add profile' });
+  await expect(dialog.getByRole('textbox', { name: 'Name' })).toBeVisible();
+  await scan(page, 'a dialog loaded on its first opening');
+});
