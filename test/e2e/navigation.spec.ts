@@ -165,3 +165,31 @@ test("a dialog's code loads when it is first opened; when it cannot be fetched t
   await expect(dialog.getByRole('textbox', { name: 'Name' })).toBeVisible();
   await scan(page, 'a dialog loaded on its first opening');
 });
+
+test("while the app's code loads, the window shows the shell's frame; the app takes its place when it starts", async ({ app }, testInfo) => {
+  testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the page is the same');
+  const { page } = app;
+  await expect(treeItem(page, ACME)).toBeVisible();
+  // Started, the app has replaced the frame index.html draws.
+  await expect(page.locator('.boot-shell')).toHaveCount(0);
+  // Its code held back (as a slow start would): the frame, from the HTML and the stylesheet alone.
+  await page.route('**/assets/*.js', (request) => request.abort('connectionrefused'));
+  app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+  await page.reload();
+  const frame = page.locator('.boot-shell');
+  await expect(frame).toBeVisible();
+  await expect(frame).toContainText('Fleet Desk');
+  const bar = await frame.locator('.boot-topbar').boundingBox();
+  const side = await frame.locator('.boot-sidebar').boundingBox();
+  await page.unroute('**/assets/*.js');
+  await page.reload();
+  await expect(treeItem(page, ACME)).toBeVisible();
+  await expect(frame).toHaveCount(0);
+  // The app's bars and sidebar are where the frame drew them: nothing moves when it starts.
+  const topbar = await page.locator('header.topbar').boundingBox();
+  const sidebar = await page.getByRole('navigation', { name: 'Fleet' }).boundingBox();
+  expect(topbar).toEqual(bar);
+  expect(sidebar?.width).toBe(side?.width);
+  expect(sidebar?.x).toBe(side?.x);
+  expect(sidebar?.y).toBe(side?.y);
+});
