@@ -34,6 +34,8 @@ export class ProfileStore {
   readonly #path: string;
   #profiles: StoredProfile[] = [];
   #activeId: string | null = null;
+  /** The active profile as the file says it (undefined: no file read or written yet). */
+  #storedActiveId: string | null | undefined = undefined;
 
   private constructor(path: string) {
     this.#path = path;
@@ -46,6 +48,7 @@ export class ProfileStore {
         const parsed = storedFile.parse(JSON.parse(readFileSync(store.#path, 'utf8')));
         store.#profiles = parsed.profiles;
         store.#activeId = parsed.profiles.some((p) => p.id === parsed.activeId) ? parsed.activeId : (parsed.profiles[0]?.id ?? null);
+        store.#storedActiveId = parsed.activeId;
       } catch (e) {
         const aside = `${store.#path}.corrupt-${Date.now()}`;
         renameSync(store.#path, aside);
@@ -83,14 +86,16 @@ export class ProfileStore {
     this.#save();
   }
 
+  /** Make `id` the active profile; saves unless the file says so already (every launch activates the last one: no write, no fsync). */
   setActive(id: string): void {
     if (!this.get(id)) throw new Error(`no profile ${id}`);
     this.#activeId = id;
-    this.#save();
+    if (this.#storedActiveId !== id) this.#save();
   }
 
   #save(): void {
     const file: z.infer<typeof storedFile> = { version: 1, activeId: this.#activeId, profiles: this.#profiles };
     writeFileAtomic(this.#path, `${JSON.stringify(file, null, 2)}\n`);
+    this.#storedActiveId = this.#activeId;
   }
 }
