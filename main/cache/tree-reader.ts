@@ -8,7 +8,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { fleetJobs, isTreeHead, READER_JOBS, READER_STATS, readAheadJobs } from '../fleet/jobs';
-import { answer, type Request } from './worker-messages';
+import { answer, readKey, type ReadAhead, type Request } from './worker-messages';
 
 /**
  * The tree reader: each job in one read transaction (its statements see one committed state, as
@@ -36,7 +36,7 @@ export function serveReads(port: MessagePort, path: string, readAhead: boolean):
     const run = fleetJobs[job as keyof typeof fleetJobs] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
     return reader.transaction(() => {
       const version = reader.pragma('data_version', { simple: true }) as number;
-      const key = JSON.stringify([job, args]);
+      const key = readKey(job, args);
       let kept = ready.get(key);
       if (kept?.version === version) {
         if (asked) stats.kept++;
@@ -99,9 +99,10 @@ export function serveReads(port: MessagePort, path: string, readAhead: boolean):
     const item = ahead.shift();
     if (item === undefined) return;
     try {
-      // Kept as the page's asks will want it: as text.
-      read(item.job, item.args, true, false);
+      // Kept as the page's asks will want it: as text; and handed to main, which answers them itself.
+      const text = read(item.job, item.args, true, false) as string;
       stats.ahead++;
+      port.postMessage({ ahead: readKey(item.job, item.args), text } satisfies ReadAhead);
     } catch {
       // Nothing asked for it yet.
     }

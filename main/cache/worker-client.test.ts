@@ -127,4 +127,31 @@ describe('warm', () => {
       await warm.close();
     }
   }, 30_000);
+
+  it('hands main each answer it read ahead, as it reads it: taken once, while the reader is busy with another read; dropped on request', async () => {
+    const path = join(dir, 'ahead.sqlite'); // the file the test above wrote: o1, o2, big
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    try {
+      // The reader's stats answer comes after the answers it handed over (one port, in order).
+      await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 4 });
+      const busy = warm.read('readTree', 'big');
+      // Taken here and now, not in the reader's turn (it is reading 5,000 machines).
+      const head = warm.takeAhead('readTreeColumns', 'o1', false);
+      const parts = warm.takeAhead('readTreeParts', 'o1');
+      expect(head).toBeTypeOf('string');
+      expect(parts).toBeTypeOf('string');
+      await busy;
+      expect(JSON.parse(head!)).toEqual(await warm.run('readTreeColumns', 'o1', false));
+      expect(JSON.parse(parts!)).toEqual(await warm.run('readTreeParts', 'o1'));
+      // Once: asked again, the reader answers (from what it keeps).
+      expect(warm.takeAhead('readTreeColumns', 'o1', false)).toBeUndefined();
+      // Neither a read the reader does not read ahead, nor a job that is no read.
+      expect(warm.takeAhead('readTree', 'o1')).toBeUndefined();
+      expect(warm.takeAhead('removeMachine', 'x')).toBeUndefined();
+      warm.dropAhead();
+      expect(warm.takeAhead('readTreeColumns', 'o2', false)).toBeUndefined();
+    } finally {
+      await warm.close();
+    }
+  }, 30_000);
 });

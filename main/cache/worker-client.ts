@@ -10,6 +10,7 @@ import type { ErrorKind } from '../../common/result';
 import { AppError } from '../backend/errors';
 import { READER_JOBS, READER_STATS } from '../fleet/jobs';
 import type { CacheJobName, JobArgs, JobResult } from './all-jobs';
+import { readKey, type ReadAhead } from './worker-messages';
 
 export interface CacheWorkerOptions {
   /** The worker's entry: out/main/cache-worker.js beside the main bundle (main/cache/worker.ts in tests). */
@@ -34,6 +35,12 @@ export interface CacheWorkerOptions {
   readonly warm?: boolean;
 }
 
+/**
+ * How long main keeps what the tree reader read ahead and nobody asked for: a launch's page asks
+ * within seconds; a window that never does (closed at once) should not hold megabytes.
+ */
+export const AHEAD_KEPT_MS = 30_000;
+
 /** What the tree reader did since it started: reads it ran (asked for or read ahead), answers it gave from what it kept, reads it made ahead. */
 export interface ReaderStats {
   readonly read: number;
@@ -56,6 +63,9 @@ class CacheThread {
   #closed = false;
 
   readonly #role: 'writer' | 'reader';
+  /** The reader's answers read ahead, by read key, until asked once (`takeAhead`), dropped, or AHEAD_KEPT_MS is up. */
+  readonly #ahead = new Map<string, string>();
+  #aheadTimer: NodeJS.Timeout | null = null;
 
   constructor(path: string, options: CacheWorkerOptions, role: 'writer' | 'reader') {
     this.#path = path;
@@ -66,7 +76,8 @@ class CacheThread {
   #start(): Worker {
     const workerData = this.#role === 'reader' ? { path: this.#path, role: 'reader', readAhead: this.#options.warm === true } : { path: this.#path, settings: this.#options.settings };
     const worker = new Worker(this.#options.entry, { workerData, execArgv: [...(this.#options.execArgv ?? [])] });
-    worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind }) => {
+    worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind } | ReadAhead) => {
+      if ('ahead' in message) return this.#keepAhead(message);
       // id 0: the worker's own background work (indexing log lines) reports a failure.
       if (message.id === 0 && !message.ok) this.#options.log?.(`${this.#name}: ${message.error ?? 'background work failed'}`);
       const pending = this.#pending.get(message.id);
@@ -80,6 +91,7 @@ class CacheThread {
     const fail = (why: string) => {
       if (this.#worker !== worker) return;
       this.#worker = null;
+      this.dropAhead();
       const pending = [...this.#pending.values()];
       this.#pending.clear();
       if (pending.length > 0 || !this.#closed) this.#options.log?.(`${this.#name}: ${why}`);
@@ -90,6 +102,25 @@ class CacheThread {
     // An idle worker must not keep the process alive; one with jobs under way must (see run).
     worker.unref();
     return worker;
+  }
+
+  #keepAhead(message: ReadAhead): void {
+    if (this.#closed) return;
+    this.#ahead.set(message.ahead, message.text);
+    this.#aheadTimer ??= setTimeout(() => this.dropAhead(), AHEAD_KEPT_MS).unref();
+  }
+
+  /** The answer read ahead for `key`, once: a second ask goes to the reader (which keeps it while the file is unchanged). */
+  takeAhead(key: string): string | undefined {
+    const text = this.#ahead.get(key);
+    this.#ahead.delete(key);
+    return text;
+  }
+
+  dropAhead(): void {
+    this.#ahead.clear();
+    if (this.#aheadTimer) clearTimeout(this.#aheadTimer);
+    this.#aheadTimer = null;
   }
 
   get #name(): string {
@@ -127,6 +158,7 @@ class CacheThread {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.dropAhead();
     const worker = this.#worker;
     if (!worker) return;
     const settled = [...this.#pending.values()].map(
@@ -187,6 +219,21 @@ export class CacheWorker {
   read<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<string> {
     if (!READER_JOBS.has(job)) return Promise.reject(new Error(`${job} is not a read the tree reader runs`));
     return this.#reader.post(job, args, true) as Promise<string>;
+  }
+
+  /**
+   * What the tree reader read ahead for this read (a launch's head or parts of an organization), as
+   * JSON text, once; undefined when it has not (yet). It stands for the file as the reader read it:
+   * the caller uses it only if nothing was written since (connection.ts Session.read), else drops
+   * them all (`dropAhead`).
+   */
+  takeAhead<J extends CacheJobName>(job: J, ...args: JobArgs<J>): string | undefined {
+    return READER_JOBS.has(job) ? this.#reader.takeAhead(readKey(job, args)) : undefined;
+  }
+
+  /** Forget what the reader read ahead (the file changed since). */
+  dropAhead(): void {
+    this.#reader.dropAhead();
   }
 
   /** Let the jobs under way finish, then close both threads' connections and stop them. */

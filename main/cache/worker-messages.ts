@@ -21,3 +21,18 @@ export function answer(port: MessagePort, id: number, work: () => unknown): void
     port.postMessage({ id, ok: false, error: e instanceof Error ? e.message : String(e), kind });
   }
 }
+
+/**
+ * The tree reader hands main each answer it read ahead (a launch's heads and parts), as it reads
+ * it: main answers the page's asks for them itself, without a turn in the reader, which may be busy
+ * reading the next one (a 10,000-machine organization's parts: 0.1 s). `key` is {@link readKey}.
+ */
+export interface ReadAhead {
+  readonly ahead: string;
+  readonly text: string;
+}
+
+/** The key of a read (job and arguments), as the reader keeps its answers and hands them ahead. */
+export function readKey(job: string, args: readonly unknown[]): string {
+  return JSON.stringify([job, args]);
+}

@@ -69,6 +69,16 @@ function keyRefused(message: string): string {
 /** The sync_state key of a complete round over every resource. */
 const ROUND = 'fleet';
 
+/** Where a SQLite file stands for one connection: commits by others move `version`, its own `changes`. */
+interface FileState {
+  readonly version: number;
+  readonly changes: number;
+}
+
+function fileState(db: CacheDb): FileState {
+  return { version: db.pragma('data_version', { simple: true }) as number, changes: db.prepare('SELECT total_changes()').pluck().get() as number };
+}
+
 class Session {
   client: FleetClient | null = null;
   syncing: Promise<void> | null = null;
@@ -81,11 +91,26 @@ class Session {
   /** The next round is one asked for (connect, retry, refresh), not the periodic one. */
   forceNext = true;
 
+  /** The cache file as this session opened it (see `#unwritten`). */
+  readonly #opened: FileState;
+
   constructor(
     readonly profileId: string,
     readonly cache: CacheDb,
     readonly worker: CacheWorker | null,
-  ) {}
+  ) {
+    this.#opened = fileState(cache);
+  }
+
+  /**
+   * Whether nothing was written to the cache file since this session opened it: not by the worker's
+   * writer or any other connection (`data_version` moves), nor on this one (`total_changes`). What
+   * the tree reader read ahead (it starts with the session) stands for the file only while this holds.
+   */
+  #unwritten(): boolean {
+    const now = fileState(this.cache);
+    return now.version === this.#opened.version && now.changes === this.#opened.changes;
+  }
 
   /** Run a cache job in the worker, or here when there is none. */
   run<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<JobResult<J>> {
@@ -100,8 +125,15 @@ class Session {
 
   /** A whole-tree read as JSON text: serialized in the tree reader, or here when there is no worker. */
   async read<J extends CacheJobName>(job: J, ...args: JobArgs<J>): Promise<string> {
-    if (this.worker) return this.worker.read(job, ...args);
-    return JSON.stringify(await this.run(job, ...args));
+    if (!this.worker) return JSON.stringify(await this.run(job, ...args));
+    // A launch's page asks for what the reader read ahead: answered here, without waiting for the
+    // reader's next turn (it may be reading the next organization's parts, 0.1 s at 10,000 machines).
+    const ahead = this.worker.takeAhead(job, ...args);
+    if (ahead !== undefined) {
+      if (this.#unwritten()) return ahead;
+      this.worker.dropAhead();
+    }
+    return this.worker.read(job, ...args);
   }
 
   clearTimer(): void {

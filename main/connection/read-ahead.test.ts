@@ -1,0 +1,83 @@
+/**
+ * A launch's tree reader reads every organization's head and parts ahead and hands them to main,
+ * which answers the page's asks with them at once (connection.ts Session.read). They stand for the
+ * cache file as it was read: after any write — by the writer thread or on main's own connection —
+ * an ask is answered from the file as it is now, never from them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FleetColumns } from '../../common/fleet-columns';
+import { fleetSnapshot } from '../../test/helpers/fleet-snapshot';
+import { EventBus } from '../backend/events';
+import { openCache } from '../cache/cache';
+import { CacheWorker } from '../cache/worker-client';
+import { Connection } from './connection';
+
+const at = '2026-11-26T10:00:00.000Z';
+const root = join(import.meta.dirname, '..', '..');
+const cacheWorker = { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true };
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fleet-read-ahead-'));
+}, 30_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A cache file with two organizations of three machines each. */
+async function cacheFile(name: string): Promise<string> {
+  const path = join(dir, name);
+  openCache(path).close();
+  const writer = new CacheWorker(path, { entry: cacheWorker.entry, execArgv: cacheWorker.execArgv });
+  const org = (id: string) => ({ id, name: id, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
+  await writer.run('replaceOrgs', [org('o1'), org('o2')], at);
+  for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, fleetSnapshot(3, id, at), at);
+  await writer.close();
+  return path;
+}
+
+/** A launch's connection on `path`, once main holds everything its reader read ahead. */
+async function launched(path: string): Promise<Connection> {
+  const connection = new Connection({ events: new EventBus(), resources: [], log: () => undefined, cacheWorker });
+  connection.open('p', path);
+  // The last read-ahead (o2's parts): whichever way it is answered, every earlier one reached main
+  // before it (the reader hands them over on the port its answers come on, in order).
+  await connection.readCache('readTreeParts', 'o2');
+  return connection;
+}
+
+const names = (text: string) => (JSON.parse(text) as FleetColumns).machineNames;
+
+describe('answers read ahead', () => {
+  it('answer the asks of a launch as the file is', async () => {
+    const connection = await launched(await cacheFile('unchanged.sqlite'));
+    try {
+      expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-1', 'o1-2']);
+      expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-1', 'o1-2']);
+    } finally {
+      await connection.close();
+    }
+  }, 30_000);
+
+  it('are not used after the writer thread wrote', async () => {
+    const connection = await launched(await cacheFile('writer.sqlite'));
+    try {
+      await connection.runCache('removeMachine', 'm1');
+      expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-2']);
+      expect((JSON.parse(await connection.readCache('readTreeParts', 'o1')) as FleetColumns).machinePartCounts).toEqual([3, 3]);
+    } finally {
+      await connection.close();
+    }
+  }, 30_000);
+
+  it('are not used after a write on main’s own connection', async () => {
+    const connection = await launched(await cacheFile('main.sqlite'));
+    try {
+      connection.cache.prepare("UPDATE machines SET name = 'renamed' WHERE org_id = 'o1' AND id = 'm1'").run();
+      expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-2', 'renamed']);
+    } finally {
+      await connection.close();
+    }
+  }, 30_000);
+});
