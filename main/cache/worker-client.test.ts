@@ -58,6 +58,22 @@ describe('the tree reader', () => {
   });
 });
 
+/**
+ * A cache file with organizations o1 and o2 (three machines each, what the reader reads ahead) and
+ * the tree of an organization it does not list, "big" (5,000 machines: a long read to keep it busy).
+ */
+async function aheadFile(name: string): Promise<string> {
+  const path = join(dir, name);
+  openCache(path).close();
+  const writer = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+  const org = (id: string, orgName: string) => ({ id, name: orgName, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
+  await writer.run('replaceOrgs', [org('o1', 'One'), org('o2', 'Two')], at);
+  for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, snapshot(3, id), at);
+  await writer.run('replaceFleet', 'big', snapshot(5_000, 'big'), at);
+  await writer.close();
+  return path;
+}
+
 describe('warm', () => {
   it('starts the tree reader with the cache when asked (the writer on its first job), reads through it, and closes an idle one', async () => {
     const path = join(dir, 'warm.sqlite');
@@ -78,15 +94,7 @@ describe('warm', () => {
   }, 30_000);
 
   it('reads ahead every organization’s head and parts as a page asks for them, answers those asks from them until the file changes, and answers heads before parts', async () => {
-    const path = join(dir, 'ahead.sqlite');
-    openCache(path).close();
-    const writer = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
-    const org = (id: string, name: string) => ({ id, name, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
-    await writer.run('replaceOrgs', [org('o1', 'One'), org('o2', 'Two')], at);
-    for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, snapshot(3, id), at);
-    // Not an organization the reader reads ahead: a long read to keep it busy.
-    await writer.run('replaceFleet', 'big', snapshot(5_000, 'big'), at);
-    await writer.close();
+    const path = await aheadFile('ahead.sqlite');
 
     const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
     try {
@@ -128,8 +136,8 @@ describe('warm', () => {
     }
   }, 30_000);
 
-  it('hands main each answer it read ahead, as it reads it: taken once, while the reader is busy with another read; dropped on request', async () => {
-    const path = join(dir, 'ahead.sqlite'); // the file the test above wrote: o1, o2, big
+  it('hands main each answer it read ahead, as it reads it: taken once, while the reader is busy with another read; dropped on request, for good', async () => {
+    const path = await aheadFile('handed.sqlite');
     const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
     try {
       // The reader's stats answer comes after the answers it handed over (one port, in order).
@@ -150,6 +158,20 @@ describe('warm', () => {
       expect(warm.takeAhead('removeMachine', 'x')).toBeUndefined();
       warm.dropAhead();
       expect(warm.takeAhead('readTreeColumns', 'o2', false)).toBeUndefined();
+    } finally {
+      await warm.close();
+    }
+  }, 30_000);
+
+  it('forgets what it read ahead when nobody asked for it in time', async () => {
+    const path = await aheadFile('unasked.sqlite');
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadKeptMs: 1_500 });
+    try {
+      await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 4 });
+      expect(warm.takeAhead('readTreeColumns', 'o1', false)).toBeTypeOf('string');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(warm.takeAhead('readTreeColumns', 'o2', false)).toBeUndefined();
+      expect(warm.takeAhead('readTreeParts', 'o2')).toBeUndefined();
     } finally {
       await warm.close();
     }

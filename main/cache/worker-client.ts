@@ -33,6 +33,8 @@ export interface CacheWorkerOptions {
    * until the file changes.
    */
   readonly warm?: boolean;
+  /** How long main keeps what the reader read ahead and nobody asked for (AHEAD_KEPT_MS; tests shorten it). */
+  readonly aheadKeptMs?: number;
 }
 
 /**
@@ -66,6 +68,8 @@ class CacheThread {
   /** The reader's answers read ahead, by read key, until asked once (`takeAhead`), dropped, or AHEAD_KEPT_MS is up. */
   readonly #ahead = new Map<string, string>();
   #aheadTimer: NodeJS.Timeout | null = null;
+  /** Dropped once, for good: what comes after (a restarted reader's, or read past a write) is not kept. */
+  #aheadDropped = false;
 
   constructor(path: string, options: CacheWorkerOptions, role: 'writer' | 'reader') {
     this.#path = path;
@@ -105,9 +109,9 @@ class CacheThread {
   }
 
   #keepAhead(message: ReadAhead): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#aheadDropped) return;
     this.#ahead.set(message.ahead, message.text);
-    this.#aheadTimer ??= setTimeout(() => this.dropAhead(), AHEAD_KEPT_MS).unref();
+    this.#aheadTimer ??= setTimeout(() => this.dropAhead(), this.#options.aheadKeptMs ?? AHEAD_KEPT_MS).unref();
   }
 
   /** The answer read ahead for `key`, once: a second ask goes to the reader (which keeps it while the file is unchanged). */
@@ -117,7 +121,9 @@ class CacheThread {
     return text;
   }
 
+  /** Forget what was read ahead, and keep nothing read ahead from now on (it serves a launch's first asks only). */
   dropAhead(): void {
+    this.#aheadDropped = true;
     this.#ahead.clear();
     if (this.#aheadTimer) clearTimeout(this.#aheadTimer);
     this.#aheadTimer = null;
@@ -231,7 +237,7 @@ export class CacheWorker {
     return READER_JOBS.has(job) ? this.#reader.takeAhead(readKey(job, args)) : undefined;
   }
 
-  /** Forget what the reader read ahead (the file changed since). */
+  /** Forget what the reader read ahead (the file changed since), and keep no more of it. */
   dropAhead(): void {
     this.#reader.dropAhead();
   }

@@ -14,7 +14,7 @@
 import type { ConnectionState, SyncProgress } from '../../common/connection';
 import { openCache, syncedAt, type CacheDb } from '../cache/cache';
 import { cacheJobs, type CacheJobName, type JobArgs, type JobResult } from '../cache/all-jobs';
-import { CacheWorker, type CacheWorkerOptions } from '../cache/worker-client';
+import { CacheWorker, type CacheWorkerOptions, type ReaderStats } from '../cache/worker-client';
 import type { EventBus } from '../backend/events';
 import { AppError } from '../backend/errors';
 import { FleetClient, type ServiceTarget } from '../grpc/client';
@@ -91,25 +91,23 @@ class Session {
   /** The next round is one asked for (connect, retry, refresh), not the periodic one. */
   forceNext = true;
 
-  /** The cache file as this session opened it (see `#unwritten`). */
-  readonly #opened: FileState;
-
   constructor(
     readonly profileId: string,
     readonly cache: CacheDb,
     readonly worker: CacheWorker | null,
-  ) {
-    this.#opened = fileState(cache);
-  }
+    /** The cache file as it was before `worker` (and its tree reader) started (see `#unwritten`). */
+    readonly opened: FileState,
+  ) {}
 
   /**
-   * Whether nothing was written to the cache file since this session opened it: not by the worker's
-   * writer or any other connection (`data_version` moves), nor on this one (`total_changes`). What
-   * the tree reader read ahead (it starts with the session) stands for the file only while this holds.
+   * Whether nothing was written to the cache file since `opened`: not by the worker's writer or any
+   * other connection (`data_version` moves), nor on this one (`total_changes`). `opened` was taken
+   * before the tree reader started, so all it read ahead was read after it: those answers stand for
+   * the file only while this holds.
    */
   #unwritten(): boolean {
     const now = fileState(this.cache);
-    return now.version === this.#opened.version && now.changes === this.#opened.changes;
+    return now.version === this.opened.version && now.changes === this.opened.changes;
   }
 
   /** Run a cache job in the worker, or here when there is none. */
@@ -227,6 +225,16 @@ export class Connection {
   }
 
   /**
+   * What the active profile's tree reader did since it started (reads, answers kept, reads ahead);
+   * null without a profile or a worker. Tests tell a launch's asks answered from the read-ahead from
+   * asks read again.
+   */
+  readerStats(): Promise<ReaderStats | null> {
+    const worker = this.#session?.worker;
+    return worker ? worker.readerStats() : Promise.resolve(null);
+  }
+
+  /**
    * The active session's profile, client and cache runner, for work that outlives a call (a log
    * tail): writes through this `run` land in the profile the work started on, even after a switch.
    */
@@ -250,8 +258,10 @@ export class Connection {
     const current = this.#session;
     if (current?.profileId === profileId && !current.client) return;
     const cache = openCache(cachePath, this.#options.log);
+    // Before the worker's tree reader starts: what it reads ahead must have been read after this.
+    const opened = fileState(cache);
     const worker = this.#options.cacheWorker && cachePath !== ':memory:' ? new CacheWorker(cachePath, { log: this.#options.log, ...this.#options.cacheWorker }) : null;
-    const session = new Session(profileId, cache, worker);
+    const session = new Session(profileId, cache, worker, opened);
     current?.retire();
     this.#session = session;
     this.#set({ profileId, status: 'connecting', address: '', lastSyncedAt: syncedAt(session.cache, ROUND), offlineSince: null, nextRetryAt: null, error: null, sync: null });

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FleetColumns } from '../../common/fleet-columns';
 import { fleetSnapshot } from '../../test/helpers/fleet-snapshot';
 import { EventBus } from '../backend/events';
@@ -20,10 +20,11 @@ const root = join(import.meta.dirname, '..', '..');
 const cacheWorker = { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true };
 let dir: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'fleet-read-ahead-'));
-}, 30_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
 
 /** A cache file with two organizations of three machines each. */
 async function cacheFile(name: string): Promise<string> {
@@ -37,45 +38,63 @@ async function cacheFile(name: string): Promise<string> {
   return path;
 }
 
-/** A launch's connection on `path`, once main holds everything its reader read ahead. */
-async function launched(path: string): Promise<Connection> {
+/**
+ * A launch's connection on `path`, once main holds everything its reader read ahead (two heads, two
+ * parts): the reader's stats answer comes on the port its read-aheads came on, after them. And what
+ * main found read ahead for each ask, from here on.
+ */
+async function launched(path: string): Promise<{ connection: Connection; found: (string | undefined)[] }> {
+  const found: (string | undefined)[] = [];
+  const take = CacheWorker.prototype.takeAhead;
+  vi.spyOn(CacheWorker.prototype, 'takeAhead').mockImplementation(function (this: CacheWorker, ...args) {
+    const text = take.apply(this, args);
+    found.push(text);
+    return text;
+  });
   const connection = new Connection({ events: new EventBus(), resources: [], log: () => undefined, cacheWorker });
   connection.open('p', path);
-  // The last read-ahead (o2's parts): whichever way it is answered, every earlier one reached main
-  // before it (the reader hands them over on the port its answers come on, in order).
-  await connection.readCache('readTreeParts', 'o2');
-  return connection;
+  await expect.poll(async () => (await connection.readerStats())?.ahead, { timeout: 20_000 }).toBe(4);
+  return { connection, found };
 }
 
 const names = (text: string) => (JSON.parse(text) as FleetColumns).machineNames;
 
 describe('answers read ahead', () => {
-  it('answer the asks of a launch as the file is', async () => {
-    const connection = await launched(await cacheFile('unchanged.sqlite'));
+  it('answer the asks of a launch, each once, as the file is', async () => {
+    const { connection, found } = await launched(await cacheFile('unchanged.sqlite'));
     try {
       expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-1', 'o1-2']);
+      expect(found).toHaveLength(1);
+      expect(found[0]).toBeTypeOf('string');
+      // Asked again: the reader answers (from what it keeps), the same.
       expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-1', 'o1-2']);
+      expect(found[1]).toBeUndefined();
+      expect(await connection.readerStats()).toMatchObject({ read: 4, kept: 1, ahead: 4 });
     } finally {
       await connection.close();
     }
   }, 30_000);
 
   it('are not used after the writer thread wrote', async () => {
-    const connection = await launched(await cacheFile('writer.sqlite'));
+    const { connection, found } = await launched(await cacheFile('writer.sqlite'));
     try {
       await connection.runCache('removeMachine', 'm1');
       expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-2']);
+      // It was there, and not used; nor is anything else read ahead (all dropped at once).
+      expect(found[0]).toBeTypeOf('string');
       expect((JSON.parse(await connection.readCache('readTreeParts', 'o1')) as FleetColumns).machinePartCounts).toEqual([3, 3]);
+      expect(found[1]).toBeUndefined();
     } finally {
       await connection.close();
     }
   }, 30_000);
 
   it('are not used after a write on main’s own connection', async () => {
-    const connection = await launched(await cacheFile('main.sqlite'));
+    const { connection, found } = await launched(await cacheFile('main.sqlite'));
     try {
       connection.cache.prepare("UPDATE machines SET name = 'renamed' WHERE org_id = 'o1' AND id = 'm1'").run();
       expect(names(await connection.readCache('readTreeColumns', 'o1', false))).toEqual(['o1-0', 'o1-2', 'renamed']);
+      expect(found[0]).toBeTypeOf('string');
     } finally {
       await connection.close();
     }

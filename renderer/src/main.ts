@@ -7,6 +7,6 @@ const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 
 const setup = resolveBridge(window);
-// index.html's frame of the shell goes in the same task as the app mounts: no frame shows neither.
+// index.html's frame of the shell goes in the task the app mounts in: no frame is ever drawn with neither.
 target.replaceChildren();
 mount(App, { target, props: { bridge: setup.bridge, transport: setup.kind === 'browser' ? setup.transport : null } });

@@ -50,7 +50,7 @@ export class UploadingView {
   /** What's wrong with a draft's version and platform, against the other drafts and the versions uploaded. */
   errorsOf(draft: UploadDraft): { version: string | null; platform: string | null } {
     if (this.#check) return this.#check(draft, this.drafts, this.uploadedVersions);
-    if (this.#checkError) return { version: `Can't be checked: ${this.#checkError}. Check that the app is still running, then add the file again.`, platform: null };
+    if (this.#checkError) return { version: `Can't be checked: ${this.#checkError}. Check that the app is still running, then remove this file and add it again.`, platform: null };
     return { version: null, platform: null };
   }
 

@@ -189,7 +189,7 @@ export class TrainingStore {
     this.#kept = this.list ?? this.#kept;
     this.list = null;
     this.job = null;
-    this.form = null;
+    this.closeSubmit();
   }
 
   /** Another profile is active: close, and read the summary again. */
@@ -218,10 +218,10 @@ export class TrainingStore {
     try {
       ({ TrainingSubmitForm: Form } = await import('./submit-form.svelte'));
     } catch (e) {
-      this.#notices?.push('error', `Couldn't open “Train a model”: its code could not be loaded (${e instanceof Error ? e.message : String(e)}). Check that the app is still running, then try again.`);
+      if (opening === this.#opening) this.#notices?.push('error', `Couldn't open “Train a model”: its code could not be loaded (${e instanceof Error ? e.message : String(e)}). Check that the app is still running, then try again.`);
       return null;
     }
-    // Closed, or opened again, while the code loaded: that later call decides.
+    // Closed (the dialog, the page, the profile), or opened again, while the code loaded: that later call decides.
     if (opening !== this.#opening) return null;
     const form = new Form(this.#bridge, orgId);
     this.form = form;
@@ -229,6 +229,7 @@ export class TrainingStore {
     return form;
   }
 
+  /** Close "Train a model", and any open of it whose code is still loading. */
   closeSubmit(): void {
     this.#opening++;
     this.form = null;

@@ -632,6 +632,20 @@ describe('train a model', () => {
     expect(store.form).toBe(form);
   });
 
+  it('opens nothing when the page closes or the profile changes while its code loads', async () => {
+    const { store } = setup();
+    store.show('org-acme');
+    const leaving = store.startSubmit();
+    store.close();
+    expect(await leaving).toBeNull();
+    expect(store.form).toBeNull();
+    store.show('org-acme');
+    const switching = store.startSubmit();
+    store.reset();
+    expect(await switching).toBeNull();
+    expect(store.form).toBeNull();
+  });
+
   it('says when datasets cannot be read (they need the service)', async () => {
     const { transport, store } = setup();
     transport.handle('training.datasets', () => err('offline', 'The service cannot be reached.'));
