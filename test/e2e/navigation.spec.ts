@@ -179,7 +179,7 @@ test("while the app's code loads, the window shows the shell's frame; the app ta
   const frame = page.locator('.boot-shell');
   await expect(frame).toBeVisible();
   await expect(frame).toContainText('Fleet Desk');
-  // A start that takes long says so (after 2 s); until then the frame alone.
+  // Why the window waits, where the app's page will be.
   await expect(frame.getByRole('status')).toHaveText('Fleet Desk is starting…');
   await scan(page, "the shell's frame while the app's code loads");
   const bar = await frame.locator('.boot-topbar').boundingBox();
