@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { deferred, fakeBridge, settle } from './lib/testing/fake-transport';
 import { ok } from '../../common/result';
 import { connectionState, localServiceState, org, orgsSnapshot, profilesState } from './lib/testing/fixtures';
@@ -6,6 +6,7 @@ import type { LinkState, WebSocketTransport } from './lib/bridge/ws-transport';
 import { FleetApp } from './app.svelte';
 import { memoryHistory } from './lib/router/history';
 import type { UiStateKey } from '../../common/ui';
+import { LazyPage } from './lib/router/lazy-page.svelte';
 
 /** Just enough of the WebSocket transport to drive the link from the test. */
 function fakeLink(): { transport: WebSocketTransport; set: (link: LinkState) => void } {
@@ -68,6 +69,24 @@ function setup(options: { address?: string; saved?: Record<string, Partial<Recor
 }
 
 describe('FleetApp', () => {
+  // A route shown here starts its page's code loading (a dynamic import of the page and what it
+  // imports). Unit files share one process: a load still running when this file ends would land in
+  // the next file's environment, so every test waits for the loads it started.
+  let loads: Promise<void>[] = [];
+  beforeEach(() => {
+    loads = [];
+    const load = LazyPage.prototype.load;
+    vi.spyOn(LazyPage.prototype, 'load').mockImplementation(function (this: LazyPage<object>) {
+      const loading = load.call(this);
+      loads.push(loading);
+      return loading;
+    });
+  });
+  afterEach(async () => {
+    await Promise.all(loads);
+    vi.restoreAllMocks();
+  });
+
   test('follow loads every snapshot and subscribes to every event; stopping unsubscribes', async () => {
     const { transport, app } = setup();
     const stop = app.follow();
