@@ -22,6 +22,8 @@ let outDir: string;
 const boot = new Map<string, string>();
 /** Every chunk the build wrote, with its code. */
 const all = new Map<string, string>();
+/** The start page's chunk (the fleet page: what a launch with nothing selected shows) and the chunks it imports statically, beyond the boot's. */
+const startPage = new Map<string, string>();
 
 /** Relative chunks a chunk imports statically (`import … from "./x.js"`, `export … from`, `import "./x.js"`), not `import("./x.js")`. */
 function staticImports(code: string): string[] {
@@ -36,7 +38,11 @@ beforeAll(async () => {
   const output = await build({ ...renderer, logLevel: 'silent', build: { ...renderer.build, outDir, emptyOutDir: true } });
   for (const result of Array.isArray(output) ? output : [output]) {
     if (!('output' in result)) throw new Error('the renderer build did not return its chunks');
-    for (const chunk of result.output) if (chunk.type === 'chunk') all.set(chunk.fileName, chunk.code);
+    for (const chunk of result.output) {
+      if (chunk.type !== 'chunk') continue;
+      all.set(chunk.fileName, chunk.code);
+      if (chunk.facadeModuleId?.endsWith('/features/fleet/FleetPage.svelte')) startPage.set(chunk.fileName, chunk.code);
+    }
   }
   const html = readFileSync(join(outDir, 'index.html'), 'utf8');
   const entries = [...html.matchAll(/<(?:script type="module"[^>]*\bsrc|link rel="modulepreload"[^>]*\bhref)="\.\/([^"]+)"/g)].map((m) => m[1]!);
@@ -48,6 +54,15 @@ beforeAll(async () => {
     for (const name of staticImports(code)) visit(posix.join(posix.dirname(file), name));
   };
   for (const entry of entries) visit(entry);
+  const more = (file: string) => {
+    for (const name of staticImports(all.get(file) ?? '')) {
+      const next = posix.join(posix.dirname(file), name);
+      if (boot.has(next) || startPage.has(next)) continue;
+      startPage.set(next, all.get(next) ?? '');
+      more(next);
+    }
+  };
+  for (const file of [...startPage.keys()]) more(file);
 }, 120_000);
 
 afterAll(() => {
@@ -65,6 +80,12 @@ describe("the window's boot path", () => {
     expect(withZod).toEqual([]);
     // Not a vacuous check: zod is in the build, in a chunk loaded later.
     expect([...all].some(([file, code]) => !boot.has(file) && code.includes(ZOD_MARK))).toBe(true);
+  });
+
+  it("is followed by the start page's chunk, which loads no zod either (its dialogs load theirs when opened)", () => {
+    // The fleet page loads as soon as the app routes, beside the tree's first answers.
+    expect(startPage.size).toBeGreaterThanOrEqual(1);
+    expect([...startPage].filter(([, code]) => code.includes(ZOD_MARK) || code.includes('must not be empty')).map(([file]) => file)).toEqual([]);
   });
 
   it('configures zod for the CSP before any schema is built, in the chunk that loads it', () => {

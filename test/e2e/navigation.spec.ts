@@ -166,6 +166,31 @@ test("a dialog's code loads when it is first opened; when it cannot be fetched t
   await scan(page, 'a dialog loaded on its first opening');
 });
 
+test("a pane's name dialog loads when first opened, not with the fleet page; when it cannot be fetched the pane says so, and Rename again opens it", async ({ app }, testInfo) => {
+  testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the loading is the same code');
+  const { page } = app;
+  const u = ui(page);
+  // Refused from the start: the fleet page (the start page) and a machine's pane draw without it.
+  const chunk = '**/assets/NameDialog-*.js';
+  await page.route(chunk, (request) => request.abort('connectionrefused'));
+  app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+  await page.keyboard.press('ControlOrMeta+KeyK');
+  await page.getByRole('combobox', { name: /Go to/ }).fill(MACHINE);
+  await page.keyboard.press('Enter');
+  await expect(u.heading).toHaveText(MACHINE);
+  await u.main.getByRole('button', { name: 'Rename' }).click();
+  await expect(page.getByRole('status', { name: 'Notifications' })).toContainText("Couldn't open “Rename machine”: its code could not be loaded");
+  await expect(page.getByRole('dialog', { name: 'Rename machine' })).toHaveCount(0);
+  await page.unroute(chunk);
+  await u.main.getByRole('button', { name: 'Rename' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Rename machine' });
+  await expect(dialog.getByRole('textbox', { name: 'Name' })).toHaveValue(MACHINE);
+  // The schema came with it: a blank name is refused as the service would.
+  await dialog.getByRole('textbox', { name: 'Name' }).fill('   ');
+  await dialog.getByRole('button', { name: 'Rename' }).click();
+  await expect(dialog.getByText('Must not be empty.')).toBeVisible();
+});
+
 test("while the app's code loads, the window shows the shell's frame; the app takes its place when it starts", async ({ app }, testInfo) => {
   testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the page is the same');
   const { page } = app;

@@ -9,6 +9,13 @@ import { LivenessWatch } from './liveness-watch';
 const FleetPage = lazyPage(() => import('./FleetPage.svelte'));
 
 /**
+ * The panes' name dialog (new location, machine or part; rename), loaded when first opened: it
+ * checks with common/'s schemas (zod), and the panes are on the start page. Declared here, beside the
+ * page, so the page's chunk holds no loader of its own (the bundler would split one out of the boot).
+ */
+export const nameDialog = lazyPage(() => import('./NameDialog.svelte'));
+
+/**
  * The fleet: the start page, the pages of locations, machines and parts (the tree selects what the
  * address names), and the liveness of the machines on screen. `loaded` says whether organizations
  * are known yet (the start page says nothing before).
