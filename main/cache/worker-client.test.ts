@@ -96,9 +96,9 @@ describe('warm', () => {
   it('reads ahead every organization’s head and parts as a page asks for them, answers those asks from them until the file changes, and answers heads before parts', async () => {
     const path = await aheadFile('ahead.sqlite');
 
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs: 0 });
     try {
-      // Both heads, then both organizations' parts, read before anything asked.
+      // Both heads, then both organizations' parts, read before anything asked (no hold).
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toEqual({ read: 4, kept: 0, ahead: 4 });
       // The writer thread's start (on a first job, here one that only reads) commits nothing: what was read ahead stays.
       await warm.run('logsHasView', 'no-such-view');
@@ -138,7 +138,7 @@ describe('warm', () => {
 
   it('hands main each answer it read ahead, as it reads it: taken once, while the reader is busy with another read; dropped on request, for good', async () => {
     const path = await aheadFile('handed.sqlite');
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs: 0 });
     try {
       // The reader's stats answer comes after the answers it handed over (one port, in order).
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 4 });
@@ -163,9 +163,43 @@ describe('warm', () => {
     }
   }, 30_000);
 
+  it('reads the heads ahead at once and holds the parts until a page asks for a tree (main takes a head, or asks the reader), or until the hold is up', async () => {
+    const path = await aheadFile('held.sqlite');
+    const open = (aheadHoldMs: number) => new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs });
+    // Its boot is over once a page asks: main took a head read ahead.
+    const taken = open(60_000);
+    try {
+      await expect.poll(() => taken.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 2 });
+      // Asking how it did is no page asking: the parts stay unread.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await taken.readerStats()).toEqual({ read: 2, kept: 0, ahead: 2 });
+      expect(taken.takeAhead('readTreeColumns', 'o1', false)).toBeTypeOf('string');
+      await expect.poll(() => taken.readerStats(), { timeout: 20_000 }).toEqual({ read: 4, kept: 0, ahead: 4 });
+      expect(taken.takeAhead('readTreeParts', 'o1')).toBeTypeOf('string');
+    } finally {
+      await taken.close();
+    }
+    // A tree asked of the reader itself.
+    const asked = open(60_000);
+    try {
+      await expect.poll(() => asked.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 2 });
+      expect((await asked.run('readTreeColumns', 'o2', false)).machineNames).toEqual(['o2-0', 'o2-1', 'o2-2']);
+      await expect.poll(() => asked.readerStats(), { timeout: 20_000 }).toEqual({ read: 4, kept: 1, ahead: 4 });
+    } finally {
+      await asked.close();
+    }
+    // No page asks: read all the same once the hold is up.
+    const unasked = open(500);
+    try {
+      await expect.poll(() => unasked.readerStats(), { timeout: 20_000 }).toEqual({ read: 4, kept: 0, ahead: 4 });
+    } finally {
+      await unasked.close();
+    }
+  }, 60_000);
+
   it('forgets what it read ahead when nobody asked for it in time', async () => {
     const path = await aheadFile('unasked.sqlite');
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadKeptMs: 1_500 });
+    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadKeptMs: 1_500, aheadHoldMs: 0 });
     try {
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 4 });
       expect(warm.takeAhead('readTreeColumns', 'o1', false)).toBeTypeOf('string');

@@ -10,7 +10,7 @@ import type { ErrorKind } from '../../common/result';
 import { AppError } from '../backend/errors';
 import { READER_JOBS, READER_STATS } from '../fleet/jobs';
 import type { CacheJobName, JobArgs, JobResult } from './all-jobs';
-import { readKey, type ReadAhead } from './worker-messages';
+import { READ_ON, readKey, type ReadAhead } from './worker-messages';
 
 export interface CacheWorkerOptions {
   /** The worker's entry: out/main/cache-worker.js beside the main bundle (main/cache/worker.ts in tests). */
@@ -35,6 +35,8 @@ export interface CacheWorkerOptions {
   readonly warm?: boolean;
   /** How long main keeps what the reader read ahead and nobody asked for (AHEAD_KEPT_MS; tests shorten it). */
   readonly aheadKeptMs?: number;
+  /** How long the reader holds the read-ahead of parts when no page asks for a tree (AHEAD_HOLD_MS; tests change it). */
+  readonly aheadHoldMs?: number;
 }
 
 /**
@@ -42,6 +44,13 @@ export interface CacheWorkerOptions {
  * within seconds; a window that never does (closed at once) should not hold megabytes.
  */
 export const AHEAD_KEPT_MS = 30_000;
+
+/**
+ * How long the tree reader holds back reading the organizations' parts ahead when no page asks for a
+ * tree: it reads them once a page asks (its boot is over); a window that is slow to ask finds them
+ * read all the same.
+ */
+export const AHEAD_HOLD_MS = 2_000;
 
 /** What the tree reader did since it started: reads it ran (asked for or read ahead), answers it gave from what it kept, reads it made ahead. */
 export interface ReaderStats {
@@ -70,6 +79,8 @@ class CacheThread {
   #aheadTimer: NodeJS.Timeout | null = null;
   /** Dropped once, for good: what comes after (a restarted reader's, or read past a write) is not kept. */
   #aheadDropped = false;
+  /** Whether the reader was told that a page asks for its trees (READ_ON). */
+  #readOnSent = false;
 
   constructor(path: string, options: CacheWorkerOptions, role: 'writer' | 'reader') {
     this.#path = path;
@@ -78,7 +89,9 @@ class CacheThread {
   }
 
   #start(): Worker {
-    const workerData = this.#role === 'reader' ? { path: this.#path, role: 'reader', readAhead: this.#options.warm === true } : { path: this.#path, settings: this.#options.settings };
+    const readAhead = this.#options.warm === true ? { holdMs: this.#options.aheadHoldMs ?? AHEAD_HOLD_MS } : undefined;
+    const workerData = this.#role === 'reader' ? { path: this.#path, role: 'reader', readAhead } : { path: this.#path, settings: this.#options.settings };
+    this.#readOnSent = false;
     const worker = new Worker(this.#options.entry, { workerData, execArgv: [...(this.#options.execArgv ?? [])] });
     worker.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string; kind?: ErrorKind } | ReadAhead) => {
       if ('ahead' in message) return this.#keepAhead(message);
@@ -116,6 +129,11 @@ class CacheThread {
 
   /** The answer read ahead for `key`, once: a second ask goes to the reader (which keeps it while the file is unchanged). */
   takeAhead(key: string): string | undefined {
+    // A page asks for a tree: its boot is over, the reader may read the rest ahead.
+    if (!this.#readOnSent && this.#worker !== null) {
+      this.#readOnSent = true;
+      this.#worker.postMessage(READ_ON);
+    }
     const text = this.#ahead.get(key);
     this.#ahead.delete(key);
     return text;

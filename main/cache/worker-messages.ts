@@ -32,6 +32,13 @@ export interface ReadAhead {
   readonly text: string;
 }
 
+/**
+ * Main tells the tree reader that a page asks for its trees (it took a head read ahead): its boot is
+ * over, and the reader may read the rest ahead (the organizations' parts) without taking a core from
+ * it. See tree-reader.ts.
+ */
+export const READ_ON = 'read-on';
+
 /** The key of a read (job and arguments), as the reader keeps its answers and hands them ahead. */
 export function readKey(job: string, args: readonly unknown[]): string {
   return JSON.stringify([job, args]);

@@ -8,10 +8,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const port = parentPort;
 if (port === null) throw new Error('the cache worker runs only as a worker thread');
-const { path, settings, role, readAhead } = workerData as { path: string; settings?: Readonly<Record<string, unknown>>; role?: 'reader'; readAhead?: boolean };
+const { path, settings, role, readAhead } = workerData as { path: string; settings?: Readonly<Record<string, unknown>>; role?: 'reader'; readAhead?: { readonly holdMs: number } };
 if (role === 'reader') {
   const { serveReads } = await import('./tree-reader');
-  serveReads(port, path, readAhead === true);
+  serveReads(port, path, readAhead ?? null);
 } else {
   const { serveJobs } = await import('./writer');
   serveJobs(port, path, settings ?? {});
