@@ -40,7 +40,8 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
   let closed = false;
   /** Called when a page asks for a tree: the read-ahead goes on past the heads. */
   let readOn = () => {};
-  let holdTimer: NodeJS.Timeout | undefined;
+  // Until a page asks (below: readAhead's `readOn`), or at the latest this long.
+  const holdTimer = readAhead === null ? undefined : setTimeout(() => readOn(), readAhead.holdMs);
   const read = (job: string, args: readonly unknown[], text: boolean, asked = true): unknown => {
     if (!READER_JOBS.has(job)) throw new Error(`${job} is not a read the tree reader runs`);
     const run = fleetJobs[job as keyof typeof fleetJobs] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
@@ -110,7 +111,6 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
   let held = true;
   /** Whether the read-ahead stopped at the hold (and readOn must start it again). */
   let parked = false;
-  holdTimer = setTimeout(() => readOn(), readAhead.holdMs);
   readOn = () => {
     clearTimeout(holdTimer);
     readOn = () => {};
