@@ -19,8 +19,8 @@ import { answer, READ_ON, readKey, type ReadAhead, type Request } from './worker
  *
  * `readAhead` (the app's reader, which starts with it): read ahead what a launch's page asks first,
  * every organization's head at once, the rest (their parts: 0.1–0.2 s of a core at 10,000 machines)
- * once the page asks for a tree (a request, or main's READ_ON when it answered from a head read
- * ahead) or after `holdMs` — on two cores that read took a core from the window's boot. A/B at
+ * once a page asks for a tree (a request, or main's READ_ON when a page's first tree ask reached it)
+ * or after `holdMs` — on two cores that read took a core from the window's boot. A/B at
  * 10,000 machines, interleaved cold opens: first screenful 443 → 419 and 493 → 457 ms (12 and 14
  * each), whole tree searchable 657 → 705 ms (10 each; its parts are read while the page draws).
  */
@@ -35,6 +35,8 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
    * leaves this thread as one string instead of 150,000.
    */
   const ready = new Map<string, { version: number; value: unknown; text: string | null }>();
+  /** Reads a page asked for itself: reading them ahead too would hand main a copy nobody takes. */
+  const asks = new Set<string>();
   /** What the reader did so far (READER_STATS): reads it ran (asked or ahead), answers it gave from what it kept. */
   const stats = { read: 0, kept: 0, ahead: 0 };
   let closed = false;
@@ -48,6 +50,7 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
     return reader.transaction(() => {
       const version = reader.pragma('data_version', { simple: true }) as number;
       const key = readKey(job, args);
+      if (asked) asks.add(key);
       let kept = ready.get(key);
       if (kept?.version === version) {
         if (asked) stats.kept++;
@@ -130,6 +133,9 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
     }
     const item = ahead.shift();
     if (item === undefined) return;
+    // Asked already (a page asks for its parts a frame after its head, and may do so before the
+    // read-ahead reached them): answered, and main would keep the copy for nobody.
+    if (asks.has(readKey(item.job, item.args))) return void setImmediate(next);
     try {
       // Kept as the page's asks will want it: as text; and handed to main, which answers them itself.
       const text = read(item.job, item.args, true, false) as string;

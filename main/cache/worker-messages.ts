@@ -33,7 +33,8 @@ export interface ReadAhead {
 }
 
 /**
- * Main tells the tree reader that a page asks for its trees (it took a head read ahead): its boot is
+ * Main tells the tree reader that a page asks for its trees (main had its first ask for a tree the
+ * reader reads ahead, `CacheThread.takeAhead`, whether or not it was read yet): its boot is
  * over, and the reader may read the rest ahead (the organizations' parts) without taking a core from
  * it. See tree-reader.ts.
  */

@@ -83,7 +83,8 @@ describe('FleetApp', () => {
     });
   });
   afterEach(async () => {
-    await Promise.all(loads);
+    // A load may start another when it ends: until none is left.
+    while (loads.length > 0) await Promise.all(loads.splice(0));
     vi.restoreAllMocks();
   });
 

@@ -170,7 +170,8 @@ test("a pane's name dialog loads when first opened, not with the fleet page; whe
   testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the loading is the same code');
   const { page } = app;
   const u = ui(page);
-  // Refused from the start: the fleet page (the start page) and a machine's pane draw without it.
+  // Refused before it is ever needed: a machine's pane draws without it (the fleet page's own
+  // chunk does not import it; test/build/boot-path.test.ts holds that it brings no zod).
   const chunk = '**/assets/NameDialog-*.js';
   await page.route(chunk, (request) => request.abort('connectionrefused'));
   app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
@@ -189,6 +190,33 @@ test("a pane's name dialog loads when first opened, not with the fleet page; whe
   await dialog.getByRole('textbox', { name: 'Name' }).fill('   ');
   await dialog.getByRole('button', { name: 'Rename' }).click();
   await expect(dialog.getByText('Must not be empty.')).toBeVisible();
+});
+
+test("a machine's metadata editor whose code cannot be fetched says so, and the pane opened again loads it", async ({ app }, testInfo) => {
+  testInfo.skip(testInfo.project.metadata.host === 'electron', 'app:// requests are not routed through Playwright; the loading is the same code');
+  const { page } = app;
+  const u = ui(page);
+  // The editor's check (common/'s schemas) loads with its code, not with the fleet page.
+  const chunk = '**/assets/schemas-*.js';
+  await page.route(chunk, (request) => request.abort('connectionrefused'));
+  app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+  const open = async () => {
+    await page.keyboard.press('ControlOrMeta+KeyK');
+    await page.getByRole('combobox', { name: /Go to/ }).fill(MACHINE);
+    await page.keyboard.press('Enter');
+    await expect(u.heading).toHaveText(MACHINE);
+  };
+  await open();
+  await expect(u.main.getByText("Couldn't load the metadata editor")).toBeVisible();
+  await expect(u.main.getByRole('button', { name: 'Save metadata' })).toBeDisabled();
+  await page.unroute(chunk);
+  await page.keyboard.press('ControlOrMeta+KeyK');
+  await page.getByRole('combobox', { name: /Go to/ }).fill(ACME);
+  await page.keyboard.press('Enter');
+  await expect(u.heading).not.toHaveText(MACHINE);
+  await open();
+  await expect(u.main.getByRole('textbox', { name: `Metadata of machine ${MACHINE}, JSON` })).toBeVisible();
+  await expect(u.main.getByText("Couldn't load the metadata editor")).toHaveCount(0);
 });
 
 test("while the app's code loads, the window shows the shell's frame; the app takes its place when it starts", async ({ app }, testInfo) => {

@@ -331,7 +331,12 @@ async function metadataFor(identity: Identity, w: World): Promise<Metadata> {
   }
 }
 
-/** A call that changes nothing, whoever makes it (by the protocol's naming: Get…, List…, Tail…, Check…). */
+/**
+ * A call that changes nothing, whoever makes it (by the protocol's naming: Get…, List…, Tail…,
+ * Check…; the service's handler of each one used here was read to confirm it writes nothing — a
+ * check of the database around each call is not possible here: the service writes in the background,
+ * e.g. as its training runner starts a world's pending job).
+ */
 const reads = (c: Case) => /^(get|list|tail|check)[A-Z]/.test(c.method);
 
 // A world is ~25 calls, and each test used to build its own (most of this file's minute). A call that

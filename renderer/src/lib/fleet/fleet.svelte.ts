@@ -179,8 +179,9 @@ export class FleetStore {
    * (`withParts`, no second sort of 10,000 machines). Asked late so that every organization's head
    * is asked before any parts (main's tree reader runs one read at a time: another organization's
    * head asked after 10,000 machines' parts waited 0.3 s for their read) and so that 3.8 MB of parts
-   * are not parsed on this thread before the head's first frame; a launch's reader has read the
-   * parts ahead (fleet/jobs.ts readAheadJobs), so asking late costs a round trip, not a read.
+   * are not parsed on this thread before the head's first frame; a launch's reader reads the parts
+   * ahead from the page's first tree ask (fleet/jobs.ts readAheadJobs, main/cache/tree-reader.ts),
+   * so asking late costs at most what is left of that read.
    * Undefined when they do not fit together — a head read before a change to the locations or
    * machines (another stamp), a failure, a main without `locations.treeParts` — and the caller then
    * reads the whole tree.
