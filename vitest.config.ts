@@ -4,13 +4,15 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 // Unit tests beside their code, cross-process tests in test/. Playwright specs (*.spec.ts) are not vitest's.
 const unitFiles = ['{main,preload,common,service,renderer,db,fleetconfig}/**/*.test.ts'];
-// Unit files that replace modules, globals or the environment (vi.mock, vi.stubGlobal, process.env writes):
-// they keep a process of their own, as every cross-process test does.
+// Unit files that replace modules, globals or the environment (vi.mock, vi.stubGlobal, process.env writes),
+// or start dynamic imports that may outlive a test (app.test.ts: the pages its routes load): they keep
+// a process of their own, as every cross-process test does.
 const ownProcess = [
   'main/cache/cache-race.test.ts',
   'main/fs/atomic.test.ts',
   'main/shell/*.test.ts',
   'preload/index.test.ts',
+  'renderer/src/app.test.ts',
   'renderer/src/features/registry/draft-checks-load.test.ts',
   'renderer/src/lib/state/registry.test.ts',
   'renderer/src/lib/ui/after-paint.test.ts',

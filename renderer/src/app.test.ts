@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { deferred, fakeBridge, settle } from './lib/testing/fake-transport';
 import { ok } from '../../common/result';
 import { connectionState, localServiceState, org, orgsSnapshot, profilesState } from './lib/testing/fixtures';
@@ -70,11 +70,14 @@ function setup(options: { address?: string; saved?: Record<string, Partial<Recor
 
 describe('FleetApp', () => {
   // A route shown here starts its page's code loading (a dynamic import of the page and what it
-  // imports). Unit files share one process: a load still running when this file ends would land in
-  // the next file's environment, so every test waits for the loads it started.
-  let loads: Promise<void>[] = [];
-  beforeEach(() => {
-    loads = [];
+  // imports), also after a test's last line (a restore answering late). A load still running when
+  // the file ends fails as "loaded after the environment was torn down" (in the shared unit pool it
+  // failed the next file): every load is tracked, and each test ends when none is left.
+  const loads: Promise<void>[] = [];
+  const drain = async () => {
+    while (loads.length > 0) await Promise.all(loads.splice(0));
+  };
+  beforeAll(() => {
     const load = LazyPage.prototype.load;
     vi.spyOn(LazyPage.prototype, 'load').mockImplementation(function (this: LazyPage<object>) {
       const loading = load.call(this);
@@ -82,9 +85,9 @@ describe('FleetApp', () => {
       return loading;
     });
   });
-  afterEach(async () => {
-    // A load may start another when it ends: until none is left.
-    while (loads.length > 0) await Promise.all(loads.splice(0));
+  afterEach(drain);
+  afterAll(async () => {
+    await drain();
     vi.restoreAllMocks();
   });
 

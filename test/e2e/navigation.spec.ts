@@ -44,6 +44,16 @@ async function expand(page: Page, name: string): Promise<void> {
   await expect(row).toHaveAttribute('aria-expanded', 'true');
 }
 
+/** Open a node's page through Go to…, once the palette lists it (the fleet's trees are in). */
+async function goTo(page: Page, name: string): Promise<void> {
+  await expect(treeItem(page, ACME)).toBeVisible();
+  await page.keyboard.press('ControlOrMeta+KeyK');
+  await page.getByRole('combobox', { name: /Go to/ }).fill(name);
+  await expect(page.getByRole('dialog', { name: 'Go to' }).getByRole('option', { selected: true })).toContainText(name);
+  await page.keyboard.press('Enter');
+  await expect(ui(page).heading).toHaveText(name);
+}
+
 test('Back and Forward walk the pages shown, from the top bar, the keyboard and the mouse', async ({ app }) => {
   const { page } = app;
   const u = ui(page);
@@ -175,10 +185,7 @@ test("a pane's name dialog loads when first opened, not with the fleet page; whe
   const chunk = '**/assets/NameDialog-*.js';
   await page.route(chunk, (request) => request.abort('connectionrefused'));
   app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
-  await page.keyboard.press('ControlOrMeta+KeyK');
-  await page.getByRole('combobox', { name: /Go to/ }).fill(MACHINE);
-  await page.keyboard.press('Enter');
-  await expect(u.heading).toHaveText(MACHINE);
+  await goTo(page, MACHINE);
   await u.main.getByRole('button', { name: 'Rename' }).click();
   await expect(page.getByRole('status', { name: 'Notifications' })).toContainText("Couldn't open “Rename machine”: its code could not be loaded");
   await expect(page.getByRole('dialog', { name: 'Rename machine' })).toHaveCount(0);
@@ -200,21 +207,12 @@ test("a machine's metadata editor whose code cannot be fetched says so, and the 
   const chunk = '**/assets/schemas-*.js';
   await page.route(chunk, (request) => request.abort('connectionrefused'));
   app.expectConsoleError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
-  const open = async () => {
-    await page.keyboard.press('ControlOrMeta+KeyK');
-    await page.getByRole('combobox', { name: /Go to/ }).fill(MACHINE);
-    await page.keyboard.press('Enter');
-    await expect(u.heading).toHaveText(MACHINE);
-  };
-  await open();
+  await goTo(page, MACHINE);
   await expect(u.main.getByText("Couldn't load the metadata editor")).toBeVisible();
   await expect(u.main.getByRole('button', { name: 'Save metadata' })).toBeDisabled();
   await page.unroute(chunk);
-  await page.keyboard.press('ControlOrMeta+KeyK');
-  await page.getByRole('combobox', { name: /Go to/ }).fill(ACME);
-  await page.keyboard.press('Enter');
-  await expect(u.heading).not.toHaveText(MACHINE);
-  await open();
+  await goTo(page, ACME);
+  await goTo(page, MACHINE);
   await expect(u.main.getByRole('textbox', { name: `Metadata of machine ${MACHINE}, JSON` })).toBeVisible();
   await expect(u.main.getByText("Couldn't load the metadata editor")).toHaveCount(0);
 });
