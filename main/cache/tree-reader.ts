@@ -40,10 +40,21 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
   /** What the reader did so far (READER_STATS): reads it ran (asked or ahead), answers it gave from what it kept. */
   const stats = { read: 0, kept: 0, ahead: 0 };
   let closed = false;
-  /** Called when a page asks for a tree: the read-ahead goes on past the heads. */
-  let readOn = () => {};
-  // Until a page asks (below: readAhead's `readOn`), or at the latest this long.
+  /** The read-ahead stops before the first read that is not a head until a page asks for a tree (`readOn`), or `holdMs` is up. */
+  let held = readAhead !== null;
+  /** Whether the read-ahead stopped there (and `readOn` must start it again). */
+  let parked = false;
   const holdTimer = readAhead === null ? undefined : setTimeout(() => readOn(), readAhead.holdMs);
+  /** A page asks for a tree: the read-ahead goes on past the heads. */
+  const readOn = () => {
+    if (!held) return;
+    held = false;
+    clearTimeout(holdTimer);
+    if (parked) {
+      parked = false;
+      setImmediate(next);
+    }
+  };
   const read = (job: string, args: readonly unknown[], text: boolean, asked = true): unknown => {
     if (!READER_JOBS.has(job)) throw new Error(`${job} is not a read the tree reader runs`);
     const run = fleetJobs[job as keyof typeof fleetJobs] as (database: Database.Database, ...args: readonly unknown[]) => unknown;
@@ -111,18 +122,6 @@ export function serveReads(port: MessagePort, path: string, readAhead: { readonl
   } catch {
     // A cache the reader cannot list yet: it answers what is asked, as without a read-ahead.
   }
-  let held = true;
-  /** Whether the read-ahead stopped at the hold (and readOn must start it again). */
-  let parked = false;
-  readOn = () => {
-    clearTimeout(holdTimer);
-    readOn = () => {};
-    held = false;
-    if (parked) {
-      parked = false;
-      setImmediate(next);
-    }
-  };
   const next = () => {
     if (closed) return;
     if (waiting.length > 0) return void setImmediate(next);

@@ -23,11 +23,6 @@ export interface NameAsk {
   readonly onsubmit: (name: string) => Promise<Result<unknown>>;
 }
 
-/** What a pane says when the name dialog's code could not be loaded (the next open tries again). */
-export function nameDialogFailed(title: string, reason: string): string {
-  return `Couldn't open “${title}”: its code could not be loaded (${reason}). Check that the app is still running, then try again.`;
-}
-
 /**
  * One entity's details, read by id. A read for another id than the last drops what was read of the
  * previous one (`switched`), so a pane never shows one entity's answer under another's name.

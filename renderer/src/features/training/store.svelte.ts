@@ -11,6 +11,7 @@
 import type { FleetBridge } from '../../../../common/bridge';
 import type { BridgeError, Result } from '../../../../common/result';
 import type { TrainingChanged, TrainingEnded, TrainingJob, TrainingSummary } from '../../../../common/training';
+import { couldNotLoad } from '../../lib/router/lazy-page.svelte';
 import type { Notices } from '../../lib/state/notices.svelte';
 import { Synced } from '../../lib/state/synced.svelte';
 import { type DeleteFailure, TrainingJobView, TrainingList } from './jobs.svelte';
@@ -218,7 +219,7 @@ export class TrainingStore {
     try {
       ({ TrainingSubmitForm: Form } = await import('./submit-form.svelte'));
     } catch (e) {
-      if (opening === this.#opening) this.#notices?.push('error', `Couldn't open “Train a model”: its code could not be loaded (${e instanceof Error ? e.message : String(e)}). Check that the app is still running, then try again.`);
+      if (opening === this.#opening) this.#notices?.push('error', couldNotLoad('Train a model', e instanceof Error ? e.message : String(e)));
       return null;
     }
     // Closed (the dialog, the page, the profile), or opened again, while the code loaded: that later call decides.

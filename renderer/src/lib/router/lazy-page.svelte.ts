@@ -55,3 +55,8 @@ export class LazyPage<P extends object> {
 export function lazyPage<P extends object>(loader: () => Promise<PageModule<P>>): LazyPage<P> {
   return new LazyPage(loader);
 }
+
+/** What the owner says when the code of what it opened (`title`: a dialog, a form) could not be loaded; the next open tries again. */
+export function couldNotLoad(title: string, reason: string): string {
+  return `Couldn't open “${title}”: its code could not be loaded (${reason}). Check that the app is still running, then try again.`;
+}
