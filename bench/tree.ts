@@ -18,13 +18,18 @@
  *   first, "r", which matches 36,000 names — is the figure. Baseline: the same keys typed into a plain
  *   input that does nothing. Scrolling is measured over three passes.
  * - Cold open (#20): a fresh backend on the cache and a page loaded on it, with the organization and
- *   every one of its locations remembered as expanded. "First screenful": from the page's navigation
- *   to the frame that shows the organization's row with its machine count and a viewport of rows;
+ *   every one of its locations remembered as expanded, and the top rows of that tree kept by an
+ *   open before (as the app keeps them for the next launch). "First screenful": from the page's
+ *   navigation to the first frame that shows the organization's row with its machine count and a
+ *   viewport of rows — drawn by main into index.html's frame from the rows kept (before the app's
+ *   code has run) or by the app; the app's own first screenful, usable (the frame gone from over
+ *   it), is printed beside it;
  *   "whole tree searchable": from navigation to the frame that shows the match for the name of the
  *   organization's last part (by name), typed into the search box as soon as the box exists (part
  *   names are found only once the parts are in); "machines searchable": the same for the name of
  *   its last machine (search runs over a cold start's head: locations and machines are found
- *   before their parts arrive). Each the median of COLD_OPENS backends.
+ *   before their parts arrive); both found in the app's tree, usable (not under the frame). Each the
+ *   median of COLD_OPENS backends.
  *   Baseline: the same opens of the demo fleet alone (Acme Warehouse Robotics, 34 machines), seeded
  *   in a data dir of its own: the ratio is what the fleet's size still costs. Each open is also timed
  *   from the moment the page sends the organization's tree call (the data path and the drawing,
@@ -102,6 +107,37 @@ function rememberExpanded(cache: Database.Database, keys: readonly string[]): vo
   cache.prepare("INSERT INTO ui_state (key, value) VALUES ('tree.selected', 'null') ON CONFLICT (key) DO UPDATE SET value = excluded.value").run();
 }
 
+/**
+ * One open of the app left running until it has kept the tree's top rows for the next launch's
+ * frame (renderer features/fleet/frame.ts saves them a second after they last changed), as a
+ * user's session before a launch does: the cold opens after it draw the frame of the expansion
+ * just remembered (written into the cache by the bench, not by a session of the app).
+ */
+async function keepFrame(browser: Browser, userDataDir: string, org: string): Promise<void> {
+  const web = await startWeb(userDataDir);
+  try {
+    const page = await openApp(browser, web.url);
+    await treeRow(page, org).waitFor({ timeout: 60_000 });
+    const cache = new Database(join(userDataDir, 'profiles', 'local', 'cache.sqlite'), { readonly: true });
+    try {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const stored = cache.prepare("SELECT value FROM ui_state WHERE key = 'fleet.frame'").pluck().get() as string | undefined;
+        const rows = stored === undefined ? [] : (JSON.parse(stored) as { rows: { label: string; expanded: boolean }[] }).rows;
+        const at = rows.findIndex((row) => row.label === org && row.expanded);
+        if (at >= 0 && rows.length - at > SCREENFUL) break;
+        if (Date.now() > deadline) throw new Error(`the app did not keep a frame of ${org} expanded within 30 s (stored: ${stored ?? 'nothing'})`);
+        await page.waitForTimeout(250);
+      }
+    } finally {
+      cache.close();
+    }
+    await page.context().close();
+  } finally {
+    await web.stop();
+  }
+}
+
 /** An organization's expansion keys (its own and every location's), its machine count and the name of its last machine. */
 function orgOf(cache: Database.Database, name: string): { name: string; orgId: string; keys: string[]; machines: number; locations: number; lastMachine: string; lastPart: string } {
   const orgId = cache.prepare('SELECT id FROM organizations WHERE name = ?').pluck().get(name) as string;
@@ -114,7 +150,10 @@ function orgOf(cache: Database.Database, name: string): { name: string; orgId: s
 
 /** What a set of cold opens measured: from navigation, from the page's tree call, and main's event-loop lag per backend. */
 interface ColdOpens {
+  /** The first frame that shows the screenful: the window's frame drawn by main from the last run (main/ui/fleet-frame.ts), or the app's own tree. */
   readonly screenful: number[];
+  /** The first frame that shows the screenful in the app's own tree, usable (the frame gone from over it). */
+  readonly live: number[];
   readonly searchable: number[];
   /** The last machine's name found (over a head, before the parts are in). */
   readonly machines: number[];
@@ -136,7 +175,7 @@ interface ColdOpens {
  * sent on the WebSocket).
  */
 async function coldOpens(browser: Browser, userDataDir: string, org: { name: string; orgId: string; lastMachine: string; lastPart: string }): Promise<ColdOpens> {
-  const out: ColdOpens = { screenful: [], searchable: [], machines: [], machinesFromCall: [], screenfulFromCall: [], searchableFromCall: [], lagP99: [], lagMax: [] };
+  const out: ColdOpens = { screenful: [], live: [], searchable: [], machines: [], machinesFromCall: [], screenfulFromCall: [], searchableFromCall: [], lagP99: [], lagMax: [] };
   const lagFile = join(userDataDir, 'bench-lag.json');
   for (let i = 0; i < COLD_OPENS; i++) {
     for (const kind of ['screenful', 'searchable', 'machines'] as const) {
@@ -160,7 +199,30 @@ async function coldOpens(browser: Browser, userDataDir: string, org: { name: str
               };
             })();`,
           });
-          if (kind !== 'screenful') {
+          if (kind === 'screenful') {
+            // Watched from the document's start: the frame's rows can be drawn before \`goto\` returns (at the load event).
+            await page.addInitScript({
+              content: `(() => {
+                const org = ${JSON.stringify(org.name)};
+                const rows = ${SCREENFUL};
+                const check = () => {
+                  const now = performance.now();
+                  if (window.__frameScreenful === undefined) {
+                    const items = [...document.querySelectorAll('.boot-shell .boot-row')];
+                    const at = items.findIndex((e) => e.dataset.name === org && e.dataset.count !== undefined);
+                    if (at >= 0 && items.length - at >= rows) window.__frameScreenful = now;
+                  }
+                  if (window.__liveScreenful === undefined && !document.querySelector('.boot-shell.covering')) {
+                    const items = [...document.querySelectorAll('[role="treeitem"]')];
+                    const at = items.findIndex((e) => e.getAttribute('aria-label')?.startsWith(org + ','));
+                    if (at >= 0 && items.length - at >= rows) window.__liveScreenful = now;
+                  }
+                  if (window.__liveScreenful === undefined) requestAnimationFrame(check);
+                };
+                requestAnimationFrame(check);
+              })();`,
+            });
+          } else {
             // Typed by the page itself, the moment the box exists: no round trip to the bench in the way.
             await page.addInitScript({
               content: `(() => {
@@ -176,19 +238,21 @@ async function coldOpens(browser: Browser, userDataDir: string, org: { name: str
             });
           }
           await page.goto(web.url);
-          const done =
-            kind === 'screenful'
-              ? await page.waitForFunction(
-                  ({ org, rows }) => {
-                    const items = [...document.querySelectorAll('[role="treeitem"]')];
-                    const at = items.findIndex((e) => e.getAttribute('aria-label')?.startsWith(`${org},`));
-                    return at >= 0 && items.length - at >= rows && performance.now();
-                  },
-                  { org: org.name, rows: SCREENFUL },
-                  { polling: 'raf', timeout: 60_000 },
-                )
-              : await page.waitForFunction((name) => [...document.querySelectorAll('[role="treeitem"]')].some((e) => e.getAttribute('aria-label')?.split(',')[0] === name) && performance.now(), kind === 'searchable' ? org.lastPart : org.lastMachine, { polling: 'raf', timeout: 60_000 });
-          const at = (await done.jsonValue()) as number;
+          let at: number;
+          if (kind === 'screenful') {
+            const seen = await page.waitForFunction(() => {
+              const w = window as unknown as { __frameScreenful?: number; __liveScreenful?: number };
+              return w.__liveScreenful !== undefined && [w.__frameScreenful ?? Infinity, w.__liveScreenful];
+            }, undefined, { polling: 'raf', timeout: 60_000 });
+            const [frame, live] = (await seen.jsonValue()) as [number | null, number];
+            // A frame drawn after the live rows cannot be: the app takes its place then. JSON's Infinity is null.
+            at = Math.min(frame ?? Infinity, live);
+            out.live.push(live);
+          } else {
+            // Found in the app's tree and usable: not under the frame of the last run.
+            const done = await page.waitForFunction((name) => !document.querySelector('.boot-shell.covering') && [...document.querySelectorAll('[role="treeitem"]')].some((e) => e.getAttribute('aria-label')?.split(',')[0] === name) && performance.now(), kind === 'searchable' ? org.lastPart : org.lastMachine, { polling: 'raf', timeout: 60_000 });
+            at = (await done.jsonValue()) as number;
+          }
           const call = (await page.evaluate(() => (window as unknown as { __treeCall?: number }).__treeCall)) ?? NaN;
           ({ screenful: out.screenful, searchable: out.searchable, machines: out.machines })[kind].push(at);
           ({ screenful: out.screenfulFromCall, searchable: out.searchableFromCall, machines: out.machinesFromCall })[kind].push(at - call);
@@ -373,6 +437,8 @@ async function main(): Promise<void> {
     const warmOrgId = orgOf(bigCache, SMALL).orgId;
     rememberExpanded(bigCache, bigOrg.keys);
     bigCache.close();
+    await keepFrame(browser, smallDataDir, SMALL);
+    await keepFrame(browser, userDataDir, MEGAFLEET);
     // The tree's data path alone, on the quiet cache (the app is not running).
     const path = await treePath(join(userDataDir, 'profiles', 'local', 'cache.sqlite'), bigOrg.orgId, warmOrgId);
     const smallCold = await coldOpens(browser, smallDataDir, smallOrg);
@@ -441,8 +507,8 @@ async function main(): Promise<void> {
     console.log(`tree on ${machine()}, ${browser.version()} (headless, software rendering)`);
     console.log(`  fleet: ${mega.machines.toLocaleString('en')} machines in ${mega.locations} locations in "${MEGAFLEET}" (every location expanded), ${parts.toLocaleString('en')} parts in the cache`);
     console.log(`  cold open (page load → tree drawn from the cache, locations expanded, organization not): ${ms(coldOpenMs)}`);
-    console.log(`  cold open, ${MEGAFLEET} and every location expanded, ${COLD_OPENS} backends: first screenful ${bigCold.screenful.map(ms).join(', ')}; whole tree searchable ("${bigOrg.lastPart}" found) ${bigCold.searchable.map(ms).join(', ')}; machines searchable ("${bigOrg.lastMachine}" found) ${bigCold.machines.map(ms).join(', ')}`);
-    console.log(`  cold open, ${SMALL} alone (${smallOrg.machines} machines) and every location expanded: first screenful ${smallCold.screenful.map(ms).join(', ')}; whole tree searchable ("${smallOrg.lastPart}" found) ${smallCold.searchable.map(ms).join(', ')}; machines searchable ("${smallOrg.lastMachine}" found) ${smallCold.machines.map(ms).join(', ')}`);
+    console.log(`  cold open, ${MEGAFLEET} and every location expanded, ${COLD_OPENS} backends: first screenful ${bigCold.screenful.map(ms).join(', ')} (the app's own, usable: ${bigCold.live.map(ms).join(', ')}); whole tree searchable ("${bigOrg.lastPart}" found) ${bigCold.searchable.map(ms).join(', ')}; machines searchable ("${bigOrg.lastMachine}" found) ${bigCold.machines.map(ms).join(', ')}`);
+    console.log(`  cold open, ${SMALL} alone (${smallOrg.machines} machines) and every location expanded: first screenful ${smallCold.screenful.map(ms).join(', ')} (the app's own, usable: ${smallCold.live.map(ms).join(', ')}); whole tree searchable ("${smallOrg.lastPart}" found) ${smallCold.searchable.map(ms).join(', ')}; machines searchable ("${smallOrg.lastMachine}" found) ${smallCold.machines.map(ms).join(', ')}`);
     console.log(`  from the tree call (data path and drawing, without the page's boot): first screenful ${bigCold.screenfulFromCall.map(ms).join(', ')} (${smallCold.screenfulFromCall.map(ms).join(', ')} at ${smallOrg.machines}); whole tree searchable ${bigCold.searchableFromCall.map(ms).join(', ')} (${smallCold.searchableFromCall.map(ms).join(', ')}); machines searchable ${bigCold.machinesFromCall.map(ms).join(', ')} (${smallCold.machinesFromCall.map(ms).join(', ')})`);
     console.log(`  main's event-loop lag over each backend's life, ${MEGAFLEET} opens: p99 ${bigCold.lagP99.map(ms).join(', ')}, max ${bigCold.lagMax.map(ms).join(', ')} (${SMALL}: p99 ${smallCold.lagP99.map(ms).join(', ')}, max ${smallCold.lagMax.map(ms).join(', ')})`);
     const fromCall = (name: string, big: number[], small: number[]) =>
@@ -454,6 +520,7 @@ async function main(): Promise<void> {
     fromCall('first screenful drawn', bigCold.screenfulFromCall, smallCold.screenfulFromCall);
     fromCall('whole tree searchable', bigCold.searchableFromCall, smallCold.searchableFromCall);
     fromCall('machines searchable', bigCold.machinesFromCall, smallCold.machinesFromCall);
+    console.log(`  cold open → the app's own first screenful, usable (the frame gone), at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(bigCold.live))}, ${(median(bigCold.live) / median(smallCold.live)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(smallCold.live))}), printed, not judged`);
     console.log(`  cold open → machines searchable at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(bigCold.machines))}, ${(median(bigCold.machines) / median(smallCold.machines)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(smallCold.machines))}), printed, not judged`);
     console.log(`  expand ${SMALL} (${small.machines} machines): median ${ms(median(smallRenders))} (${smallRenders.map(ms).join(', ')})`);
     console.log(`  expand ${MEGAFLEET} (${treeRows.toLocaleString('en')} rows): median ${ms(median(megaRenders))} (${megaRenders.map(ms).join(', ')})`);

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`[fleet-desk] ${m}\n`);
 
   const backend = await Backend.open({ userDataDir, serviceEntry: join(here, 'service.js'), cacheWorker: { entry: join(here, 'cache-worker.js'), warm: true }, firstViewGraceMs: LAUNCH_FIRST_VIEW_GRACE_MS, log, acceptUploadPaths: false });
-  const server = await startWebServer({ handlers: backend.handlers, events: backend.events, rendererDir: join(here, '..', 'renderer'), port, log, downloads: backend.downloads, stageUpload: (name, body, size) => backend.uploads.stage(name, body, size) });
+  const server = await startWebServer({ handlers: backend.handlers, events: backend.events, rendererDir: join(here, '..', 'renderer'), port, log, downloads: backend.downloads, stageUpload: (name, body, size) => backend.uploads.stage(name, body, size), page: (html) => backend.indexPage(html) });
 
   let closing = false;
   const shutdown = (why: string) => {

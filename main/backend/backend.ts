@@ -24,6 +24,8 @@ import { fleetResource } from '../fleet/sync';
 import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
 import { uiHandlers } from '../ui/handlers';
+import { pageWithFleetFrame } from '../ui/fleet-frame';
+import { getUiState } from '../cache/ui-state';
 import { trainingHandlers } from '../training/handlers';
 import { configHandlers } from '../config/handlers';
 import { fragmentsHandlers } from '../fragments/handlers';
@@ -237,6 +239,16 @@ export class Backend {
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#firstViewGraceMs)));
     return Promise.race([this.#firstView, grace]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * index.html as the window is served it: with the active profile's fleet tree drawn into its frame
+   * as the window last showed it (main/ui/fleet-frame.ts); as it is with no profile active or nothing
+   * stored. A read of one small row on main's connection, ahead of the window's first paint.
+   */
+  indexPage(indexHtml: string): string {
+    if (this.#ctx.connection.profileId === null) return indexHtml;
+    return pageWithFleetFrame(indexHtml, getUiState(this.#ctx.connection.cache, 'fleet.frame'));
   }
 
   /** What the log tails did so far (benchmarks): gap fills, entries fetched by them, entries the service dropped. */

@@ -195,3 +195,35 @@ describe('the app:// handler', () => {
     }
   });
 });
+
+describe('the app:// handler with the page drawn by main', () => {
+  const framed = (page: (html: string) => Promise<string>) => {
+    const handler = createAppFilesHandler({ rendererDir, policy, page });
+    return (url: string, method = 'GET') => handler(new Request(url, { method }));
+  };
+
+  it('serves index.html as `page` makes it from the built text, with its own length, and every other file as it is', async () => {
+    const seen: string[] = [];
+    const get = framed(async (html) => {
+      seen.push(html);
+      return html.replace('</title>', '</title><p>Acme — 34 machines</p>');
+    });
+    const page = await get('app://fleet-desk/index.html');
+    const body = await page.text();
+    expect(body).toBe('<!doctype html><title>Fleet Desk</title><p>Acme — 34 machines</p>');
+    expect(page.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expectHardened(page);
+    expect(seen).toEqual(['<!doctype html><title>Fleet Desk</title>']);
+    const head = await get('app://fleet-desk/index.html', 'HEAD');
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(await head.text()).toBe('');
+    expect(await (await get('app://fleet-desk/assets/index-abc.js')).text()).toBe('export const x = 1;');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('serves the built index.html when `page` fails', async () => {
+    const page = await framed(() => Promise.reject(new Error('cache closed')))('app://fleet-desk/index.html');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe('<!doctype html><title>Fleet Desk</title>');
+  });
+});

@@ -103,6 +103,20 @@ export interface AppFilesOptions {
   readonly rendererDir: string;
   /** The Content-Security-Policy header value (main/security/csp.ts CONTENT_SECURITY_POLICY). */
   readonly policy: string;
+  /**
+   * index.html as the window is served it, from the built file's text (Backend.indexPage: the fleet
+   * tree drawn into its frame). Should it fail, the built file is served as it is.
+   */
+  readonly page?: (indexHtml: string) => Promise<string>;
+}
+
+/** `built` (index.html's bytes) as `page` makes it; the bytes as they are if it fails. */
+async function framed(page: (indexHtml: string) => Promise<string>, built: Buffer): Promise<Uint8Array> {
+  try {
+    return Buffer.from(await page(built.toString('utf8')), 'utf8');
+  } catch {
+    return built;
+  }
 }
 
 /** The handler for `protocol.handle('app', …)`: a fetch-style Request in, a Response out; it never throws. */
@@ -114,6 +128,7 @@ export function createAppFilesHandler(options: AppFilesOptions): (request: Reque
       headers: { ...common, 'Content-Type': 'text/plain; charset=utf-8', ...(status === 405 ? { Allow: 'GET, HEAD' } : {}) },
     });
 
+  const indexPath = join(resolve(options.rendererDir), 'index.html');
   return async (request) => {
     const resolved = resolveAppFile(options.rendererDir, request.method, request.url);
     if (!resolved.ok) return error(resolved.status);
@@ -121,9 +136,12 @@ export function createAppFilesHandler(options: AppFilesOptions): (request: Reque
       const info = await stat(resolved.path);
       if (!info.isFile()) return error(404);
       const headers = { ...common, 'Content-Type': resolved.contentType, 'Content-Length': String(info.size) };
-      if (request.method === 'HEAD') return new Response(null, { status: 200, headers });
-      const body = await readFile(resolved.path);
-      return new Response(body, { status: 200, headers: { ...headers, 'Content-Length': String(body.byteLength) } });
+      const page = resolved.path === indexPath ? options.page : undefined;
+      if (request.method === 'HEAD' && !page) return new Response(null, { status: 200, headers });
+      const built = await readFile(resolved.path);
+      const body = page ? await framed(page, built) : built;
+      const sized = { ...headers, 'Content-Length': String(body.byteLength) };
+      return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers: sized });
     } catch {
       // Missing (ENOENT), a path through a file (ENOTDIR), unreadable: all the same to the page.
       return error(404);

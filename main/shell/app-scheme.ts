@@ -28,8 +28,9 @@ export function registerAppScheme(): void {
 
 /**
  * Call after `ready`, before the first window loads: serves `rendererDir` on the default session
- * (the one the app's windows use), with `policy` as the CSP header of every response.
+ * (the one the app's windows use), with `policy` as the CSP header of every response, and index.html
+ * as `page` makes it (the fleet tree drawn into its frame).
  */
-export function handleAppScheme(rendererDir: string, policy: string): void {
-  protocol.handle(APP_SCHEME, createAppFilesHandler({ rendererDir, policy }));
+export function handleAppScheme(rendererDir: string, policy: string, page?: (indexHtml: string) => Promise<string>): void {
+  protocol.handle(APP_SCHEME, createAppFilesHandler({ rendererDir, policy, page }));
 }

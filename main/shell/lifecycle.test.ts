@@ -10,7 +10,7 @@ import type { Handlers } from '../backend/router';
 import { fake, FakeBrowserWindow, FakeNotification, FakeWebFrame, resetFakeElectron, type HeadersDetails } from '../../test/electron/fake-electron';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../security/csp';
 import { APP_SCHEME_PRIVILEGES } from './app-scheme';
-import { runShell, type ShellBackend, type ShellOptions } from './lifecycle';
+import { FRAME_WAIT_MS, runShell, type ShellBackend, type ShellOptions } from './lifecycle';
 import { spawnServiceInUtilityProcess } from './utility-service';
 
 vi.mock('electron', async () => (await import('../../test/electron/fake-electron')).electronModule);
@@ -38,6 +38,7 @@ function fakeBackend() {
     // Never settles by default: nothing in the shell may wait for it.
     start: vi.fn((): Promise<void> => new Promise(() => {})),
     close: vi.fn(async (): Promise<void> => {}),
+    indexPage: vi.fn((html: string) => html.replace('<!--fleet-frame-->', '<div class="boot-rows">drawn</div>')),
   } satisfies ShellBackend & { handled: string[] };
 }
 
@@ -317,6 +318,30 @@ describe('the app:// scheme', () => {
     const escape = await fake.protocol.fetch('app://fleet-desk/%2e%2e/secret.txt');
     expect(escape.status).toBe(404);
     expect(escape.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+  });
+
+  it("serves index.html with the fleet tree the backend draws into it, or plain if the backend has not opened within FRAME_WAIT_MS", async () => {
+    const rendererDir = renderer();
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
+    run({ paths: { ...paths, rendererDir } });
+    fake.app.becomeReady();
+    await flush();
+    expect(await (await fake.protocol.fetch(appUrl)).text()).toBe('<!doctype html><div class="boot-sidebar"><div class="boot-rows">drawn</div></div>');
+
+    resetFakeElectron();
+    fake.app.userData = userData;
+    const backend = fakeBackend();
+    let open!: (b: typeof backend) => void;
+    run({ paths: { ...paths, rendererDir }, openBackend: vi.fn(() => new Promise<typeof backend>((resolve) => (open = resolve))) });
+    fake.app.becomeReady();
+    await flush();
+    const started = Date.now();
+    const plain = await fake.protocol.fetch(appUrl);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FRAME_WAIT_MS - 20);
+    expect(await plain.text()).toBe('<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
+    open(backend);
+    await flush();
+    expect(await (await fake.protocol.fetch(appUrl)).text()).toContain('<div class="boot-rows">drawn</div>');
   });
 
   it('is not handled when the dev server serves the page', async () => {

@@ -26,6 +26,8 @@ export interface ShellBackend {
   readonly events: Pick<EventBus, 'subscribe'>;
   start(): Promise<void>;
   close(): Promise<void>;
+  /** index.html with the fleet tree drawn into its frame (Backend.indexPage). */
+  indexPage(indexHtml: string): string;
 }
 
 export interface ShellBackendOptions {
@@ -68,6 +70,13 @@ export interface ShellOptions {
    */
   readonly userDataDir?: string | undefined;
 }
+
+/**
+ * How long the window's page waits for the backend (its opened cache) to draw the fleet tree into
+ * the page's frame. The backend opens beside the app's `ready`, usually first; a slow disk gets the
+ * plain frame rather than a window that waits.
+ */
+export const FRAME_WAIT_MS = 250;
 
 function timeout(ms: number, what: string): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -229,7 +238,10 @@ export function runShell(options: ShellOptions): boolean {
   void app.whenReady().then(() => {
     const dev = location.kind === 'dev';
     // The dev server serves the page itself; a build is served from out/renderer on app://.
-    if (!dev) handleAppScheme(options.paths.rendererDir, CONTENT_SECURITY_POLICY);
+    if (!dev) {
+      const plain = (html: string) => new Promise<string>((resolve) => setTimeout(resolve, FRAME_WAIT_MS, html).unref());
+      handleAppScheme(options.paths.rendererDir, CONTENT_SECURITY_POLICY, (html) => Promise.race([backendReady.then((backend) => backend.indexPage(html)), plain(html)]));
+    }
     installSessionSecurity(session.defaultSession, dev ? devContentSecurityPolicy(location.origin) : CONTENT_SECURITY_POLICY);
     installApplicationMenu();
     deepLinks.started(openWindow());

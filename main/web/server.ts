@@ -62,6 +62,11 @@ export interface WebServerOptions {
   readonly stageUpload?: (fileName: string, body: Readable, sizeBytes: number) => Promise<{ stagedId: string; fileName: string }>;
   /** Bounds on what one client may hold; defaults suit people, tests shorten them. */
   readonly limits?: WebServerLimits;
+  /**
+   * index.html as the page is served it, from the built file's text (Backend.indexPage: the fleet
+   * tree drawn into its frame). Should it throw, the built file is served as it is.
+   */
+  readonly page?: (indexHtml: string) => string;
 }
 
 /** What a client may hold of the server (docs/ARCHITECTURE.md, "Staging limits"). */
@@ -252,6 +257,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const indexPath = join(options.rendererDir, 'index.html');
   if (!existsSync(indexPath)) throw new Error(`The renderer is not built (${indexPath} is missing). Run \`npm run build\` first.`);
   const indexHtml = readFileSync(indexPath);
+  const indexText = indexHtml.toString('utf8');
+  const pageFailed = createRateLimitedLog(log, { prefix: 'web: index.html was served without its fleet frame' });
+  const page = (): Buffer | string => {
+    if (!options.page) return indexHtml;
+    try {
+      return options.page(indexText);
+    } catch (e) {
+      pageFailed(e instanceof Error ? e.message : String(e));
+      return indexHtml;
+    }
+  };
   // No extension guessing and no index files: a path names exactly one built file or nothing.
   const assets = sirv(options.rendererDir, { dev: false, etag: true, dotfiles: false, extensions: [], single: false });
 
@@ -305,7 +321,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       headers['Set-Cookie'] = `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=/`;
     }
     res.writeHead(200, headers);
-    res.end(req.method === 'HEAD' ? undefined : indexHtml);
+    res.end(req.method === 'HEAD' ? undefined : page());
   };
 
   /** A file main wrote (an export), streamed from disk to the page's own session only, once, then deleted. */
@@ -536,6 +552,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       refusedUpgrade.flush();
       droppedSocket.flush();
       unstaged.flush();
+      pageFailed.flush();
       for (const ws of sockets) ws.terminate();
       wss.close();
       server.closeAllConnections();

@@ -1,3 +1,4 @@
+import { tick } from 'svelte';
 import type { FleetBridge } from '../../common/bridge';
 import type { WebSocketTransport } from './lib/bridge/ws-transport';
 import { BackendLink } from './features/connection/backend-link.svelte';
@@ -101,6 +102,14 @@ export class FleetApp implements Shell {
     return this.workbench;
   }
 
+  #treeShownNow: () => void = () => undefined;
+  /**
+   * Resolves once the app's fleet tree is in the DOM — every organization's rows (a cold start's
+   * head will do) in the expansion of the last run — or could not be: the window's frame with the
+   * tree of the last run then gives the window over (src/main.ts).
+   */
+  readonly treeShown = new Promise<void>((resolve) => (this.#treeShownNow = resolve));
+
   /** The service cannot be used now: unreachable, or it refused this profile's key (then the cache answers, as offline). */
   get offline(): boolean {
     return this.connection.status === 'offline' || this.connection.status === 'needs-key';
@@ -132,6 +141,7 @@ export class FleetApp implements Shell {
       this.bridge.on('app.navigate', ({ route }) => this.router.go(route)),
     ];
     void this.#restored(this.router.start(() => this.#lastPage()));
+    void this.#showTree();
     return () => {
       this.router.stop();
       for (const stop of stops.reverse()) stop();
@@ -154,6 +164,18 @@ export class FleetApp implements Shell {
       this.#firstViewDrawn();
     }
     await this.bridge.invoke('ui.restored', {});
+  }
+
+  async #showTree(): Promise<void> {
+    try {
+      await Promise.all([this.fleet.restore(), this.orgs.settled]);
+      await Promise.all(this.orgs.orgs.map((org) => this.fleet.whenDrawn(org.id, { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true })));
+      // The rows in the DOM, not yet painted: the frame goes in this same task, so the next paint
+      // shows the app's tree where the frame's was (waiting for a paint under the frame cost 100 ms).
+      await tick();
+    } finally {
+      this.#treeShownNow();
+    }
   }
 
   /** The page this profile showed last (remembered by main per profile), else its selected node's, else none. */

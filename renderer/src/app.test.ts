@@ -131,6 +131,35 @@ describe('FleetApp', () => {
     stop();
   });
 
+  test('the tree counts as shown once every organization has rows to draw (a head will do), before the parts and the first view', async () => {
+    const { transport, app } = setup();
+    transport.handle('orgs.list', orgsSnapshot([org('o1', 'Acme'), org('o2', 'Bravo')]));
+    const bravo = deferred<undefined>();
+    const parts = deferred<undefined>();
+    transport.handleTree(async (r) => {
+      if (r.orgId === 'o2') await bravo.promise;
+      if (r.parts !== false) await parts.promise;
+      return ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
+    });
+    let shown = false;
+    void app.treeShown.then(() => (shown = true));
+    const stop = app.follow();
+    await idle();
+    app.fleet.ensureTrees();
+    await idle();
+    // Acme's head is in, Bravo's not.
+    expect(shown).toBe(false);
+    bravo.resolve(undefined);
+    await idle();
+    expect(shown).toBe(true);
+    // The parts are still on their way: the first view (for main) is not drawn yet.
+    expect(transport.callsTo('ui.restored')).toEqual([]);
+    parts.resolve(undefined);
+    await idle();
+    expect(transport.callsTo('ui.restored')).toEqual([{}]);
+    stop();
+  });
+
   test('when the backend link comes back after a loss, everything is loaded again', async () => {
     const { transport, app, link } = setup();
     app.follow();

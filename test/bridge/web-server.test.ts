@@ -539,3 +539,45 @@ describe('refused upgrades are logged at a bounded rate', () => {
     cookie = ((await fetch(server.url)).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   });
 });
+
+describe('index.html with the fleet tree drawn into its frame (Backend.indexPage)', () => {
+  it('draws the active profile’s stored rows as text, serves the plain page without them, and the built page when drawing fails', async () => {
+    const own = tempDir('fleet-desk-web-frame-');
+    const backend = await openTestBackend(join(own.path, 'user-data'));
+    const rendererDir = join(own.path, 'renderer');
+    mkdirSync(rendererDir, { recursive: true });
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
+    const frameLogs: string[] = [];
+    let fail = false;
+    const page = (html: string) => {
+      if (fail) throw new Error('cache closed');
+      return backend.backend.indexPage(html);
+    };
+    const web = await startWebServer({ handlers: backend.backend.handlers, events: backend.backend.events, rendererDir, token: 'frame-token', log: (m) => frameLogs.push(m), page });
+    try {
+      const first = await fetch(web.url);
+      const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const index = async () => (await fetch(`${web.origin}/`, { headers: { cookie: session } })).text();
+      // No profile active yet: nothing to draw.
+      expect(await first.text()).toBe('<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
+
+      // The first launch's profile (the local demo, its service started): its cache keeps what the window saves.
+      await backend.backend.start();
+      expect(await index()).toContain('<!--fleet-frame-->');
+      const refused = await backend.call('ui.set', { key: 'fleet.frame', value: { rows: [{ level: 0, kind: 'org', label: 'x', expandable: false, expanded: false }] } });
+      expect(refused).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+      await backend.value('ui.set', { key: 'fleet.frame', value: { rows: [{ level: 1, kind: 'org', label: 'Plant <B>', expandable: true, expanded: true, count: 3 }] } });
+      const drawn = await index();
+      expect(drawn).toContain('<div class="boot-row" data-kind="org" data-name="Plant &lt;B&gt;" data-count="3">');
+      expect(drawn).not.toContain('<B>');
+
+      fail = true;
+      expect(await index()).toBe('<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
+      expect(frameLogs.join('\n')).toContain('web: index.html was served without its fleet frame (cache closed)');
+    } finally {
+      await web.close();
+      await backend.close();
+      own.remove();
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { page, param, type RouteMatch } from '../../lib/router/router.svelte';
 import { lazyPage } from '../../lib/router/lazy-page.svelte';
 import type { Feature, Shell } from '../../lib/shell/feature';
 import { LivenessWatch } from './liveness-watch';
+import { FleetFrameKeeper } from './frame';
 
 // Each page's code loads on its first visit (a chunk of its own): not on the boot path.
 const FleetPage = lazyPage(() => import('./FleetPage.svelte'));
@@ -23,6 +24,7 @@ export const nameDialog = lazyPage(() => import('./NameDialog.svelte'));
 export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { readonly watch: LivenessWatch } {
   const { fleet } = shell;
   const watch = new LivenessWatch(shell.bridge, fleet);
+  const frame = new FleetFrameKeeper(shell.bridge, fleet);
   const node = (kind: 'location' | 'machine' | 'part') =>
     page({
       pattern: NODE_ROUTES[kind],
@@ -47,6 +49,7 @@ export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { r
       const stop = fleet.follow();
       return () => {
         watch.stop();
+        frame.stop();
         stop();
       };
     },
@@ -60,6 +63,12 @@ export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { r
       $effect(() => {
         void fleet.selectedKey;
         untrack(() => watch.changed());
+      });
+      // What the next launch's window draws before the app has loaded.
+      $effect(() => {
+        void fleet.rows;
+        void fleet.selectedKey;
+        untrack(() => frame.changed());
       });
     },
   };

@@ -59,6 +59,8 @@ export class FleetStore {
   #pendingReveal: { ref: NodeRef; afterLoad: number } | null = null;
   /** Resolved when the named organization's tree load ends (for a page restored before its tree arrived). */
   readonly #treeWaiters = new Map<string, (() => void)[]>(); // eslint-disable-line svelte/prefer-svelte-reactivity -- callbacks, never rendered
+  /** Resolved when the named organization has rows to draw (its head or its tree) or its load ends. */
+  readonly #drawWaiters = new Map<string, (() => void)[]>(); // eslint-disable-line svelte/prefer-svelte-reactivity -- callbacks, never rendered
   /**
    * Shows a node's page (the app's router); without it, `reveal` only selects. A page's route
    * selects through `show`, so the two never call each other in a circle.
@@ -127,7 +129,7 @@ export class FleetStore {
     for (const id of [...this.#trees.keys()]) if (!this.orgs.some((o) => o.id === id)) this.#trees.delete(id);
     for (const id of [...this.#heads.keys()]) if (!this.orgs.some((o) => o.id === id)) this.#heads.delete(id);
     // A page waiting for an organization the list no longer has waits no more.
-    for (const [id, waiters] of [...this.#treeWaiters]) if (!this.orgs.some((o) => o.id === id) && !this.#loading.has(id)) for (const done of [...waiters]) done();
+    for (const map of [this.#treeWaiters, this.#drawWaiters]) for (const [id, waiters] of [...map]) if (!this.orgs.some((o) => o.id === id) && !this.#loading.has(id)) for (const done of [...waiters]) done();
   }
 
   async loadTree(orgId: string): Promise<void> {
@@ -156,10 +158,15 @@ export class FleetStore {
       this.#loading.delete(orgId);
       // Drawn or failed, the whole tree's load is over: a head left (a failure) would show a tree without parts as if it were one.
       this.#heads.delete(orgId);
-      const waiters = this.#treeWaiters.get(orgId) ?? [];
-      this.#treeWaiters.delete(orgId);
-      for (const done of waiters) done();
+      this.#wake(this.#treeWaiters, orgId);
+      this.#wake(this.#drawWaiters, orgId);
     }
+  }
+
+  #wake(waiters: Map<string, (() => void)[]>, orgId: string): void {
+    const done = waiters.get(orgId) ?? [];
+    waiters.delete(orgId);
+    for (const wake of done) wake();
   }
 
   /** The whole tree in one answer, indexed; undefined (its error kept) when it could not be read. */
@@ -191,7 +198,10 @@ export class FleetStore {
     const tree = result.ok ? fleetTreeFromColumns(result.value) : null;
     if (tree === null || typeof tree === 'string' || !result.ok) return undefined;
     const first = { index: indexTree(tree), stamp: result.value.stamp };
-    if (!this.#trees.has(orgId) && this.#loading.has(orgId)) this.#heads.set(orgId, first.index);
+    if (!this.#trees.has(orgId) && this.#loading.has(orgId)) {
+      this.#heads.set(orgId, first.index);
+      this.#wake(this.#drawWaiters, orgId);
+    }
     if (first.stamp === undefined) return undefined;
     await afterPaint();
     const rest = await this.#bridge.invoke('locations.treeParts', { orgId });
@@ -211,22 +221,36 @@ export class FleetStore {
     // Nothing will come: an organization the (loaded) list does not have, or a failed load with none under way.
     if (options.orgsKnown && !this.orgs.some((o) => o.id === orgId)) return undefined;
     if (this.#treeErrors.has(orgId) && !this.#loading.has(orgId)) return undefined;
-    await new Promise<void>((resolve) => {
-      const waiters = this.#treeWaiters.get(orgId) ?? [];
+    await this.#wait(this.#treeWaiters, orgId, options);
+    return this.#trees.get(orgId);
+  }
+
+  /**
+   * Resolves once the organization has rows to draw — a cold start's head (its locations and
+   * machines) or its whole tree — or its load has ended without, or `timeoutMs` passed: the window's
+   * frame of the last run comes off once the app's own tree can take its place (app.svelte.ts).
+   */
+  async whenDrawn(orgId: string, options: { readonly timeoutMs?: number; readonly orgsKnown?: boolean } = {}): Promise<void> {
+    if (this.#trees.has(orgId) || this.#heads.has(orgId)) return;
+    if (options.orgsKnown && !this.orgs.some((o) => o.id === orgId)) return;
+    if (this.#treeErrors.has(orgId) && !this.#loading.has(orgId)) return;
+    await this.#wait(this.#drawWaiters, orgId, options);
+  }
+
+  #wait(waiters: Map<string, (() => void)[]>, orgId: string, options: { readonly timeoutMs?: number; readonly signal?: AbortSignal }): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', done);
-        const left = (this.#treeWaiters.get(orgId) ?? []).filter((w) => w !== done);
-        if (left.length > 0) this.#treeWaiters.set(orgId, left);
-        else this.#treeWaiters.delete(orgId);
+        const left = (waiters.get(orgId) ?? []).filter((w) => w !== done);
+        if (left.length > 0) waiters.set(orgId, left);
+        else waiters.delete(orgId);
         resolve();
       };
       const timer = setTimeout(done, options.timeoutMs ?? 15_000);
       options.signal?.addEventListener('abort', done);
-      waiters.push(done);
-      this.#treeWaiters.set(orgId, waiters);
+      waiters.set(orgId, [...(waiters.get(orgId) ?? []), done]);
     });
-    return this.#trees.get(orgId);
   }
 
   applyLiveness(update: LivenessUpdate): void {

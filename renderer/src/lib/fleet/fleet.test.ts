@@ -234,6 +234,42 @@ describe('FleetStore', () => {
     expect(await waiting2).toBeUndefined();
   });
 
+  test('whenDrawn answers once an organization has rows to draw: its head, before the parts; a failed load, an unknown organization, a timeout', async () => {
+    const { store, transport } = setup();
+    let release = (): void => undefined;
+    const whole = new Promise<void>((resolve) => (release = resolve));
+    transport.handleTree(async ({ orgId, parts }) => {
+      if (parts !== false) await whole;
+      return { ok: true, value: orgId === 'a' ? acmeTree : { orgId, syncedAt: null, locations: [], machines: [] } };
+    });
+    let drawn = false;
+    void store.whenDrawn('a').then(() => (drawn = true));
+    let treeIn = false;
+    void store.whenTree('a').then(() => (treeIn = true));
+    store.ensureTrees();
+    await settle();
+    expect(drawn).toBe(true);
+    expect(treeIn).toBe(false);
+    expect(store.tree('a')).toBeUndefined();
+    release();
+    await settle();
+    expect(treeIn).toBe(true);
+    await store.whenDrawn('a');
+    transport.handleTree(() => ({ ok: false, error: { kind: 'offline', message: 'The service cannot be reached.' } }));
+    const failing = store.whenDrawn('q');
+    void store.loadTree('q');
+    await failing;
+    await store.whenDrawn('q');
+    await store.whenDrawn('gone', { orgsKnown: true });
+    let late = false;
+    void store.whenDrawn('never', { timeoutMs: 20 }).then(() => (late = true));
+    await settle();
+    expect(late).toBe(false);
+    vi.advanceTimersByTime(20);
+    await settle();
+    expect(late).toBe(true);
+  });
+
   test('a malformed tree is an error that says so, not a tree drawn wrong', async () => {
     const { store, transport } = setup();
     transport.handle('locations.treeColumns', ({ orgId }) => ({ ok: true, value: { ...fleetColumns(acmeTree), orgId, machineNames: [] } }));

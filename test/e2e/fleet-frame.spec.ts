@@ -1,0 +1,83 @@
+/**
+ * A launch shows the fleet tree as it was left before the app's code has loaded: main draws the top
+ * rows the app kept (renderer features/fleet/frame.ts) into the window's frame (main/ui/fleet-frame.ts),
+ * and the app takes the window over in place once its own first view is drawn.
+ */
+import type { Page } from '@playwright/test';
+import { expect, scan, test, treeItem } from './fixtures';
+
+const ACME = 'Acme Warehouse Robotics';
+const LOCATION = 'Reno Fulfillment Center';
+const SELECTED = 'Building A';
+
+/** index.html as main serves it to this window now (its own session, or app://). */
+const servedPage = (page: Page) => page.evaluate(() => fetch(window.location.href.split('#')[0]!).then((r) => r.text()));
+
+/**
+ * The rows in view from the top: name, offset from the sidebar's top, and where the name and the
+ * count badge are drawn (the frame's styles copy the tree's: this is what holds them equal).
+ */
+async function rowsInView(page: Page, frame: boolean): Promise<{ name: string; y: number; label: number[]; count: number[] | null }[]> {
+  return page.evaluate((frame) => {
+    const top = document.querySelector('.boot-sidebar, nav.sidebar')!.getBoundingClientRect().top;
+    const box = (e: Element | null) => {
+      const r = e?.getBoundingClientRect();
+      return r ? [Math.round(r.left), Math.round(r.width), Math.round(r.height)] : null;
+    };
+    return [...document.querySelectorAll<HTMLElement>(frame ? '.boot-row' : '[role="treeitem"]')]
+      .map((e) => ({ name: e.dataset.name ?? '', y: Math.round(e.getBoundingClientRect().top - top), label: box(e.querySelector(frame ? '.boot-label' : '.label'))!, count: box(e.querySelector(frame ? '.boot-count' : '.count')) }))
+      .filter((r) => r.y < window.innerHeight)
+      .sort((a, b) => a.y - b.y)
+      .slice(0, 12);
+  }, frame);
+}
+
+test('a launch draws the tree as it was left before the app has loaded, and the app takes its place without a shift', async ({ app }) => {
+  let { page } = app;
+  await expect(treeItem(page, ACME)).toBeVisible();
+  // Leave the tree in a state of one's own: the organization and a location in it opened, a node in it selected.
+  for (const name of [ACME, LOCATION]) {
+    const row = treeItem(page, name);
+    await row.click();
+    if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
+    await expect(row).toHaveAttribute('aria-expanded', 'true');
+  }
+  await treeItem(page, SELECTED).click();
+  await expect(treeItem(page, SELECTED)).toHaveAttribute('aria-selected', 'true');
+
+  // Kept a second after the last change: what main would serve the next launch has it.
+  await expect.poll(() => servedPage(page), { timeout: 10_000 }).toMatch(new RegExp(`class="boot-row-in selected" data-level="\\d+">.*?<span class="boot-label">${SELECTED}</span>`));
+  const served = await servedPage(page);
+  expect(served).toContain(`data-kind="org" data-name="${ACME}" data-count="34"`);
+  expect(served).toContain(`data-kind="location" data-name="${LOCATION}"`);
+
+  const live = await rowsInView(page, false);
+
+  if (app.launchUrl !== null) {
+    // Browser mode can hold the app's code back: the frame alone, as a window shows it while the code loads.
+    await page.context().route('**/assets/*.js', (route) => route.abort('connectionrefused'));
+    app.expectConsoleError(/Failed to load resource|ERR_CONNECTION_REFUSED/);
+    page = await app.restart();
+    const rows = page.locator('.boot-row');
+    await expect(rows.first()).toBeVisible();
+    await expect(page.locator('.boot-row[data-name="Building A"] .boot-row-in')).toHaveClass(/selected/);
+    expect(await rowsInView(page, true)).toEqual(live);
+    // A picture, not a second tree: nothing in it is offered to assistive tech or the keyboard.
+    await expect(page.locator('.boot-fleet')).toHaveAttribute('aria-hidden', 'true');
+    await expect(page.getByRole('treeitem')).toHaveCount(0);
+    await scan(page, 'the launch frame with the tree drawn in');
+    await page.context().unroute('**/assets/*.js');
+  }
+
+  page = await app.restart();
+  // The app's own tree, where the frame's was; the frame gone, the app usable.
+  await expect(treeItem(page, SELECTED)).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('.boot-shell')).toHaveCount(0);
+  // The same rows at the same spacing; the connect's sync progress, shown above the tree once the app has drawn, may have moved them all down.
+  const fromFirst = (rows: Awaited<ReturnType<typeof rowsInView>>) => rows.map((r) => ({ ...r, y: r.y - rows[0]!.y }));
+  expect(fromFirst(await rowsInView(page, false))).toEqual(fromFirst(live));
+  await treeItem(page, SELECTED).focus();
+  await page.keyboard.press('ArrowUp');
+  await expect(treeItem(page, LOCATION)).toBeFocused();
+  await scan(page, 'the app after it took the launch frame over');
+});
