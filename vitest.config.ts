@@ -15,6 +15,7 @@ const ownProcess = [
   'renderer/src/app.test.ts',
   'renderer/src/features/registry/draft-checks-load.test.ts',
   'renderer/src/lib/state/registry.test.ts',
+  'renderer/src/lib/shell/boot-frame.test.ts',
   'renderer/src/lib/ui/after-paint.test.ts',
 ];
 const exclude = ['test/e2e/**', 'node_modules/**', 'out/**'];

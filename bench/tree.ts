@@ -22,8 +22,11 @@
  *   open before (as the app keeps them for the next launch). "First screenful": from the page's
  *   navigation to the first frame that shows the organization's row with its machine count and a
  *   viewport of rows — drawn by main into index.html's frame from the rows kept (before the app's
- *   code has run) or by the app; the app's own first screenful, usable (the frame gone from over
- *   it), is printed beside it;
+ *   code has run) or by the app; and the app's own first screenful, usable (the frame gone from
+ *   over it), judged against the same target. Browser mode's backend is up before the page is
+ *   asked for: Electron's first window may ask before the backend has opened its cache, and then
+ *   gets the plain frame after at most 250 ms (main/shell/lifecycle.ts FRAME_WAIT_MS), which this
+ *   does not measure;
  *   "whole tree searchable": from navigation to the frame that shows the match for the name of the
  *   organization's last part (by name), typed into the search box as soon as the box exists (part
  *   names are found only once the parts are in); "machines searchable": the same for the name of
@@ -158,7 +161,7 @@ interface ColdOpens {
   /** The last machine's name found (over a head, before the parts are in). */
   readonly machines: number[];
   readonly machinesFromCall: number[];
-  /** The same opens, from the moment the page sent the organization's tree call (the data path and the drawing, without the page's own boot). */
+  /** The app's own usable first screenful (`live`), from the moment the page sent the organization's tree call (the data path and the drawing, without the page's own boot). */
   readonly screenfulFromCall: number[];
   readonly searchableFromCall: number[];
   /** Main's event-loop delay over each backend's life (start, the open, the connect's sync meanwhile), ms. */
@@ -255,7 +258,8 @@ async function coldOpens(browser: Browser, userDataDir: string, org: { name: str
           }
           const call = (await page.evaluate(() => (window as unknown as { __treeCall?: number }).__treeCall)) ?? NaN;
           ({ screenful: out.screenful, searchable: out.searchable, machines: out.machines })[kind].push(at);
-          ({ screenful: out.screenfulFromCall, searchable: out.searchableFromCall, machines: out.machinesFromCall })[kind].push(at - call);
+          // The frame is drawn before the page's code sends any call: from the call, only the app's own tree means anything.
+          ({ screenful: out.screenfulFromCall, searchable: out.searchableFromCall, machines: out.machinesFromCall })[kind].push((kind === 'screenful' ? (out.live.at(-1) ?? NaN) : at) - call);
         } finally {
           // The page closed first: a backend stopped under it would show it "reconnecting" on the way out.
           try {
@@ -517,17 +521,20 @@ async function main(): Promise<void> {
     const spread = (v: readonly number[]) => `${ms(median(v))} (${ms(Math.min(...v))}–${ms(Math.max(...v))})`;
     console.log(`  the tree's data path at ${bigOrg.machines.toLocaleString('en')} machines, median (range) of ${READS} fresh readers, no sync beside: reader → main (read and serialized in the reader, as the app sends it), head ${spread(path.head)} (${mb(path.headBytes)} of JSON), its parts after it ${spread(path.parts)} (${mb(path.partsBytes)}), the whole tree in one ${spread(path.whole)} (${mb(path.wholeBytes)})`);
     console.log(`  the page's work on them, in Node (parse, check, index): head ${spread(path.pageHead)}, its parts onto it ${spread(path.pageParts)}; the whole tree in one ${spread(path.pageWhole)}`);
-    fromCall('first screenful drawn', bigCold.screenfulFromCall, smallCold.screenfulFromCall);
+    fromCall("the app's own first screenful, usable", bigCold.screenfulFromCall, smallCold.screenfulFromCall);
     fromCall('whole tree searchable', bigCold.searchableFromCall, smallCold.searchableFromCall);
     fromCall('machines searchable', bigCold.machinesFromCall, smallCold.machinesFromCall);
-    console.log(`  cold open → the app's own first screenful, usable (the frame gone), at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(bigCold.live))}, ${(median(bigCold.live) / median(smallCold.live)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(smallCold.live))}), printed, not judged`);
     console.log(`  cold open → machines searchable at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS}): ${ms(median(bigCold.machines))}, ${(median(bigCold.machines) / median(smallCold.machines)).toFixed(2)}× the same at ${smallOrg.machines} (${ms(median(smallCold.machines))}), printed, not judged`);
     console.log(`  expand ${SMALL} (${small.machines} machines): median ${ms(median(smallRenders))} (${smallRenders.map(ms).join(', ')})`);
     console.log(`  expand ${MEGAFLEET} (${treeRows.toLocaleString('en')} rows): median ${ms(median(megaRenders))} (${megaRenders.map(ms).join(', ')})`);
     console.log(`  scroll ${SCROLL_PASSES} × ${SCROLL_FRAMES} frames, 4 rows each: tree p50 ${ms(percentile(treeFrames, 50))}, p95 ${ms(percentile(treeFrames, 95))}, max ${ms(Math.max(...treeFrames))}; plain list p95 ${ms(percentile(plainFrames, 95))}`);
     console.log(`  search "${QUERY}" (${matches}), per key, median of ${TYPINGS} typings: ${searchKeys.map(ms).join(', ')}; plain input ${plainKeys.map(ms).join(', ')}`);
     const ok = [
-      verdict(`cold open → first screenful at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS})`, median(bigCold.screenful), TARGETS.firstScreenfulMs, median(smallCold.screenful), `baseline: the same open of the demo fleet alone (${smallOrg.machines} machines)`),
+      // Both judged against the issue's 300 ms: the first screenful a person sees (the frame main
+      // draws from the rows the app kept, before the app's code has run), and the app's own tree,
+      // usable, which the frame stands in for until then.
+      verdict(`cold open → first screenful at ${bigOrg.machines.toLocaleString('en')} machines, drawn (median of ${COLD_OPENS})`, median(bigCold.screenful), TARGETS.firstScreenfulMs, median(smallCold.screenful), `the window's frame with the kept rows; baseline: the same open of the demo fleet alone (${smallOrg.machines} machines)`),
+      verdict(`cold open → the app's own first screenful at ${bigOrg.machines.toLocaleString('en')} machines, usable (median of ${COLD_OPENS})`, median(bigCold.live), TARGETS.firstScreenfulMs, median(smallCold.live), `the frame gone; baseline: the same open of the demo fleet alone (${smallOrg.machines} machines)`),
       verdict(`cold open → whole tree searchable at ${bigOrg.machines.toLocaleString('en')} machines (median of ${COLD_OPENS})`, median(bigCold.searchable), TARGETS.searchableMs, median(smallCold.searchable), `baseline: the same open of the demo fleet alone (${smallOrg.machines} machines)`),
       verdict('first render of 10,000 machines (median of 7)', median(megaRenders), TARGETS.firstRenderMs, median(smallRenders), `worst ${ms(Math.max(...megaRenders))}; baseline: the same for ${small.machines} machines`),
       verdict('scrolling frame p95', percentile(treeFrames, 95), TARGETS.scrollFrameP95Ms, percentile(plainFrames, 95), 'baseline: a plain list of as many rows'),

@@ -1,7 +1,7 @@
 /**
  * The fleet tree's top rows as the window last drew them, which main draws into the window's frame
  * (index.html) at the next launch: the tree shows from the HTML and the stylesheet alone, before
- * the app's code has loaded, and the app takes the window over once it has drawn its own first view.
+ * the app's code has loaded, and the app takes the window over once its own tree is drawn.
  * In a module that imports nothing at run time: the window keeps it on its boot path, which loads
  * no zod (common/ui.ts holds the schema main checks it with).
  *
@@ -26,6 +26,8 @@ export type FleetFrameRow = {
   /** 1 for an organization, +1 for each node it is under. */
   readonly level: number;
   readonly kind: FleetFrameKind;
+  /** An organization's id: main draws a frame only when each one is in the profile's cache. */
+  readonly orgId?: string;
   readonly label: string;
   readonly expandable: boolean;
   readonly expanded: boolean;
@@ -41,5 +43,10 @@ export type FleetFrameRow = {
 
 /** The tree's first `FLEET_FRAME_ROWS` rows, in drawing order. */
 export type FleetFrame = {
+  /**
+   * The profile whose tree the rows are: main keeps them only while that profile is active, so a
+   * save that crosses a profile switch never lands in the other profile's cache.
+   */
+  readonly profileId: string;
   readonly rows: FleetFrameRow[];
 };

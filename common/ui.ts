@@ -19,12 +19,14 @@ const key = z.enum(uiStateKeys);
  */
 export const fleetFrameSchema: z.ZodType<FleetFrame> = z
   .object({
+    profileId: z.string().min(1).max(200),
     rows: z
       .array(
         z
           .object({
             level: z.number().int().min(1).max(FLEET_FRAME_LEVELS),
             kind: z.enum(fleetFrameKinds),
+            orgId: z.string().min(1).max(200).optional(),
             label: z.string().max(FLEET_FRAME_LABEL),
             expandable: z.boolean(),
             expanded: z.boolean(),

@@ -247,8 +247,10 @@ export class Backend {
    * stored. A read of one small row on main's connection, ahead of the window's first paint.
    */
   indexPage(indexHtml: string): string {
-    if (this.#ctx.connection.profileId === null) return indexHtml;
-    return pageWithFleetFrame(indexHtml, getUiState(this.#ctx.connection.cache, 'fleet.frame'));
+    const { connection } = this.#ctx;
+    if (connection.profileId === null) return indexHtml;
+    const orgIds = new Set(connection.cache.prepare('SELECT id FROM organizations').pluck().all() as string[]);
+    return pageWithFleetFrame(indexHtml, getUiState(connection.cache, 'fleet.frame'), { profileId: connection.profileId, orgIds });
   }
 
   /** What the log tails did so far (benchmarks): gap fills, entries fetched by them, entries the service dropped. */

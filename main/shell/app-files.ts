@@ -140,7 +140,8 @@ export function createAppFilesHandler(options: AppFilesOptions): (request: Reque
       if (request.method === 'HEAD' && !page) return new Response(null, { status: 200, headers });
       const built = await readFile(resolved.path);
       const body = page ? await framed(page, built) : built;
-      const sized = { ...headers, 'Content-Length': String(body.byteLength) };
+      // The page drawn for this launch (the fleet tree of the last run in it) is not one to keep.
+      const sized = { ...headers, 'Content-Length': String(body.byteLength), ...(page ? { 'Cache-Control': 'no-store' } : {}) };
       return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers: sized });
     } catch {
       // Missing (ENOENT), a path through a file (ENOTDIR), unreadable: all the same to the page.

@@ -342,6 +342,14 @@ describe('the app:// scheme', () => {
     open(backend);
     await flush();
     expect(await (await fake.protocol.fetch(appUrl)).text()).toContain('<div class="boot-rows">drawn</div>');
+
+    // A backend that cannot open (reported elsewhere): the built page, at once.
+    resetFakeElectron();
+    fake.app.userData = userData;
+    run({ paths: { ...paths, rendererDir }, openBackend: vi.fn(() => Promise.reject(new Error('database is locked'))) });
+    fake.app.becomeReady();
+    await flush();
+    expect(await (await fake.protocol.fetch(appUrl)).text()).toBe('<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
   });
 
   it('is not handled when the dev server serves the page', async () => {

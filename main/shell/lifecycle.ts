@@ -239,8 +239,15 @@ export function runShell(options: ShellOptions): boolean {
     const dev = location.kind === 'dev';
     // The dev server serves the page itself; a build is served from out/renderer on app://.
     if (!dev) {
-      const plain = (html: string) => new Promise<string>((resolve) => setTimeout(resolve, FRAME_WAIT_MS, html).unref());
-      handleAppScheme(options.paths.rendererDir, CONTENT_SECURITY_POLICY, (html) => Promise.race([backendReady.then((backend) => backend.indexPage(html)), plain(html)]));
+      handleAppScheme(options.paths.rendererDir, CONTENT_SECURITY_POLICY, async (html) => {
+        let timer: NodeJS.Timeout | undefined;
+        const plain = new Promise<string>((resolve) => (timer = setTimeout(resolve, FRAME_WAIT_MS, html)));
+        try {
+          return await Promise.race([backendReady.then((backend) => backend.indexPage(html)), plain]);
+        } finally {
+          clearTimeout(timer);
+        }
+      });
     }
     installSessionSecurity(session.defaultSession, dev ? devContentSecurityPolicy(location.origin) : CONTENT_SECURITY_POLICY);
     installApplicationMenu();

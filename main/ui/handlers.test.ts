@@ -11,6 +11,7 @@ function setup() {
   let hold = false;
   const connection = {
     cache,
+    profileId: 'local',
     runCache: (_job: 'setUiState', key: string, value: unknown) =>
       new Promise<void>((resolve) => {
         const release = () => {
@@ -22,11 +23,21 @@ function setup() {
       }),
   };
   const handlers = uiHandlers({ connection, firstViewDrawn: () => undefined } as unknown as BackendContext);
-  const set = (key: 'tree.expanded' | 'app.route', value: unknown) => handlers['ui.set']({ key, value } as never);
+  const set = (key: 'tree.expanded' | 'app.route' | 'fleet.frame', value: unknown) => handlers['ui.set']({ key, value } as never);
   return { cache, jobs, set, holdJobs: (on: boolean) => (hold = on) };
 }
 
 describe('ui.set', () => {
+  it("keeps the fleet tree's rows for the next launch only when they are the active profile's (a switch may cross a save)", async () => {
+    const { cache, jobs, set } = setup();
+    const rows = [{ level: 1, kind: 'org', orgId: 'o1', label: 'Acme', expandable: false, expanded: false }];
+    await set('fleet.frame', { profileId: 'work', rows });
+    expect(jobs).toHaveLength(0);
+    expect(getUiState(cache, 'fleet.frame')).toBeNull();
+    await set('fleet.frame', { profileId: 'local', rows });
+    expect(getUiState(cache, 'fleet.frame')).toEqual({ profileId: 'local', rows });
+  });
+
   it('writes a changed value, and skips the cache writer for the value already stored (a page restoring what it showed)', async () => {
     const { cache, jobs, set } = setup();
     await set('app.route', '/orgs/o1');

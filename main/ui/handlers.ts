@@ -1,5 +1,6 @@
 import type { BackendContext } from '../backend/context';
 import type { DomainHandlers } from '../backend/router';
+import type { FleetFrame } from '../../common/ui';
 import { getUiState } from '../cache/ui-state';
 
 /** Small per-profile UI state (expanded tree nodes, the selection), kept in the profile's cache; and the window's word that its first view is drawn (a launch connects then). */
@@ -10,6 +11,9 @@ export function uiHandlers(ctx: BackendContext): DomainHandlers<'ui.get' | 'ui.s
   return {
     'ui.get': ({ key }) => ({ value: getUiState(connection.cache, key) }),
     'ui.set': async ({ key, value }) => {
+      // The window took these rows under another profile than the one active now (a switch
+      // crossed the save): they are not this profile's tree.
+      if (key === 'fleet.frame' && (value as FleetFrame).profileId !== connection.profileId) return {};
       // A page that comes back writes what it restored (the route it shows, the selection it drew).
       // Unchanged, that write would start the cache writer's thread in the middle of the page's boot
       // (0.3 s of CPU on 2 cores) for nothing.

@@ -8,6 +8,7 @@ import { createFeatures } from './features';
 import { FleetActions } from './lib/fleet/fleet-actions';
 import { FleetStore, type NodeRef } from './lib/fleet/fleet.svelte';
 import { nodeRoute } from './lib/fleet/routes';
+import { parseKey } from './lib/fleet/fleet-index';
 import { browserHistory, memoryHistory, type HistoryHost } from './lib/router/history';
 import { LocalServiceStore } from './features/local-service/local-service.svelte';
 import type { LivenessWatch } from './features/fleet/liveness-watch';
@@ -104,11 +105,15 @@ export class FleetApp implements Shell {
 
   #treeShownNow: () => void = () => undefined;
   /**
-   * Resolves once the app's fleet tree is in the DOM — every organization's rows (a cold start's
-   * head will do) in the expansion of the last run — or could not be: the window's frame with the
-   * tree of the last run then gives the window over (src/main.ts).
+   * Resolves once the app's fleet tree is in the DOM — every organization's rows in the expansion
+   * of the last run (a cold start's head will do, unless a machine of it is open) — or could not
+   * be: the window's frame with the tree of the last run then gives the window over (src/main.ts).
    */
   readonly treeShown = new Promise<void>((resolve) => (this.#treeShownNow = resolve));
+
+  get profileId(): string | null {
+    return this.profiles.active?.id ?? null;
+  }
 
   /** The service cannot be used now: unreachable, or it refused this profile's key (then the cache answers, as offline). */
   get offline(): boolean {
@@ -169,7 +174,10 @@ export class FleetApp implements Shell {
   async #showTree(): Promise<void> {
     try {
       await Promise.all([this.fleet.restore(), this.orgs.settled]);
-      await Promise.all(this.orgs.orgs.map((org) => this.fleet.whenDrawn(org.id, { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true })));
+      // A head draws an open machine without its parts: such an organization's whole tree, so the rows do not move after.
+      const openMachines = [...this.fleet.expanded].map(parseKey).flatMap((ref) => (ref?.kind === 'machine' ? [ref.orgId] : []));
+      const wait = { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true };
+      await Promise.all(this.orgs.orgs.map((org) => (openMachines.includes(org.id) ? this.fleet.whenTree(org.id, wait) : this.fleet.whenDrawn(org.id, wait))));
       // The rows in the DOM, not yet painted: the frame goes in this same task, so the next paint
       // shows the app's tree where the frame's was (waiting for a paint under the frame cost 100 ms).
       await tick();

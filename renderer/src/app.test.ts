@@ -160,6 +160,29 @@ describe('FleetApp', () => {
     stop();
   });
 
+  test('with a machine of the last run open, the tree counts as shown only with that organization’s parts in; a failed tree does not hold it up', async () => {
+    const { transport, app } = setup({ saved: { local: { 'tree.expanded': ['org:o1:o1', 'machine:o1:m1'] } } });
+    transport.handle('orgs.list', orgsSnapshot([org('o1', 'Acme'), org('o2', 'Bravo')]));
+    const parts = deferred<undefined>();
+    transport.handleTree(async (r) => {
+      if (r.orgId === 'o2') return { ok: false, error: { kind: 'internal', message: 'The fleet tree could not be read.' } };
+      if (r.parts !== false) await parts.promise;
+      return ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
+    });
+    let shown = false;
+    void app.treeShown.then(() => (shown = true));
+    const stop = app.follow();
+    await idle();
+    app.fleet.ensureTrees();
+    await idle();
+    // Acme's head is in, but its open machine would show no parts yet.
+    expect(shown).toBe(false);
+    parts.resolve(undefined);
+    await idle();
+    expect(shown).toBe(true);
+    stop();
+  });
+
   test('when the backend link comes back after a loss, everything is loaded again', async () => {
     const { transport, app, link } = setup();
     app.follow();

@@ -561,15 +561,27 @@ describe('index.html with the fleet tree drawn into its frame (Backend.indexPage
       // No profile active yet: nothing to draw.
       expect(await first.text()).toBe('<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');
 
-      // The first launch's profile (the local demo, its service started): its cache keeps what the window saves.
+      // The first launch's profile (the local demo, its service started and synced): its cache keeps what the window saves.
       await backend.backend.start();
+      const synced = backend.next('orgs.changed', (s) => s.orgs.length > 0, 30_000).catch(() => null);
+      const listed = await backend.value('orgs.list', {});
+      const orgId = (listed.orgs.length > 0 ? listed : await synced)?.orgs[0]?.id ?? '';
+      expect(orgId).not.toBe('');
       expect(await index()).toContain('<!--fleet-frame-->');
-      const refused = await backend.call('ui.set', { key: 'fleet.frame', value: { rows: [{ level: 0, kind: 'org', label: 'x', expandable: false, expanded: false }] } });
+      const refused = await backend.call('ui.set', { key: 'fleet.frame', value: { profileId: 'local', rows: [{ level: 0, kind: 'org', orgId, label: 'x', expandable: false, expanded: false }] } });
       expect(refused).toMatchObject({ ok: false, error: { kind: 'invalid' } });
-      await backend.value('ui.set', { key: 'fleet.frame', value: { rows: [{ level: 1, kind: 'org', label: 'Plant <B>', expandable: true, expanded: true, count: 3 }] } });
+      const row = { level: 1, kind: 'org', orgId, label: 'Plant <B>', expandable: true, expanded: true, count: 3 } as const;
+      await backend.value('ui.set', { key: 'fleet.frame', value: { profileId: 'local', rows: [row] } });
       const drawn = await index();
       expect(drawn).toContain('<div class="boot-row" data-kind="org" data-name="Plant &lt;B&gt;" data-count="3">');
       expect(drawn).not.toContain('<B>');
+      // Only to the page's own session: a request without it is told what it lacks, and nothing of the fleet.
+      const stranger = await fetch(`${web.origin}/`);
+      expect(stranger.status).toBe(403);
+      expect(await stranger.text()).not.toContain('Plant');
+      // Rows of an organization the profile's cache does not hold (another profile's, saved across a switch) are not drawn.
+      await backend.value('ui.set', { key: 'fleet.frame', value: { profileId: 'local', rows: [{ ...row, orgId: 'not-in-this-cache' }] } });
+      expect(await index()).toContain('<!--fleet-frame-->');
 
       fail = true;
       expect(await index()).toBe('<!doctype html><div class="boot-sidebar"><!--fleet-frame--></div>');

@@ -9,6 +9,8 @@ import { expect, scan, test, treeItem } from './fixtures';
 const ACME = 'Acme Warehouse Robotics';
 const LOCATION = 'Reno Fulfillment Center';
 const SELECTED = 'Building A';
+/** A machine left open: its parts come with the whole tree, after the head the app draws first. */
+const MACHINE = 'amr-001';
 
 /** index.html as main serves it to this window now (its own session, or app://). */
 const servedPage = (page: Page) => page.evaluate(() => fetch(window.location.href.split('#')[0]!).then((r) => r.text()));
@@ -35,8 +37,8 @@ async function rowsInView(page: Page, frame: boolean): Promise<{ name: string; y
 test('a launch draws the tree as it was left before the app has loaded, and the app takes its place without a shift', async ({ app }) => {
   let { page } = app;
   await expect(treeItem(page, ACME)).toBeVisible();
-  // Leave the tree in a state of one's own: the organization and a location in it opened, a node in it selected.
-  for (const name of [ACME, LOCATION]) {
+  // Leave the tree in a state of one's own: the organization, a location and a machine in it opened, a node in it selected.
+  for (const name of [ACME, LOCATION, SELECTED, 'Floor 1', MACHINE]) {
     const row = treeItem(page, name);
     await row.click();
     if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
@@ -46,10 +48,11 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
   await expect(treeItem(page, SELECTED)).toHaveAttribute('aria-selected', 'true');
 
   // Kept a second after the last change: what main would serve the next launch has it.
-  await expect.poll(() => servedPage(page), { timeout: 10_000 }).toMatch(new RegExp(`class="boot-row-in selected" data-level="\\d+">.*?<span class="boot-label">${SELECTED}</span>`));
+  await expect.poll(() => servedPage(page), { timeout: 10_000 }).toMatch(new RegExp(`class="boot-row-in selected">(<span class="boot-indent"></span>)+<span class="boot-toggle open">.*?<span class="boot-label">${SELECTED}</span>`));
   const served = await servedPage(page);
   expect(served).toContain(`data-kind="org" data-name="${ACME}" data-count="34"`);
   expect(served).toContain(`data-kind="location" data-name="${LOCATION}"`);
+  expect(served).toContain(`data-kind="part" data-name="${MACHINE}-main"`);
 
   const live = await rowsInView(page, false);
 
@@ -70,9 +73,10 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
   }
 
   page = await app.restart();
-  // The app's own tree, where the frame's was; the frame gone, the app usable.
+  // The app's own tree, where the frame's was; the frame gone because the app's tree was drawn (not the time limit), the app usable.
   await expect(treeItem(page, SELECTED)).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('.boot-shell')).toHaveCount(0);
+  expect(await page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('fleet-frame:')))).toEqual(['fleet-frame:tree']);
   // The same rows at the same spacing; the connect's sync progress, shown above the tree once the app has drawn, may have moved them all down.
   const fromFirst = (rows: Awaited<ReturnType<typeof rowsInView>>) => rows.map((r) => ({ ...r, y: r.y - rows[0]!.y }));
   expect(fromFirst(await rowsInView(page, false))).toEqual(fromFirst(live));

@@ -24,7 +24,7 @@ export const nameDialog = lazyPage(() => import('./NameDialog.svelte'));
 export function fleetFeature(shell: Shell, loaded: () => boolean): Feature & { readonly watch: LivenessWatch } {
   const { fleet } = shell;
   const watch = new LivenessWatch(shell.bridge, fleet);
-  const frame = new FleetFrameKeeper(shell.bridge, fleet);
+  const frame = new FleetFrameKeeper(shell.bridge, fleet, () => ({ profileId: shell.profileId, loaded: loaded() }));
   const node = (kind: 'location' | 'machine' | 'part') =>
     page({
       pattern: NODE_ROUTES[kind],

@@ -2,7 +2,7 @@
  * The fleet tree's top rows, kept for the window's next launch: main draws them into index.html's
  * frame (main/ui/fleet-frame.ts), so the tree shows before the app's code has loaded. Saved a while
  * after the rows change — an expand, a select, a tree that changed — and only when they are what a
- * launch would draw: no search typed, every organization's whole tree in.
+ * launch would draw: the organizations known, no search typed, every organization's whole tree in.
  */
 import type { FleetBridge } from '../../../../common/bridge';
 import { FLEET_FRAME_LABEL, FLEET_FRAME_LEVELS, FLEET_FRAME_ROWS, type FleetFrame, type FleetFrameRow } from '../../../../common/fleet-frame';
@@ -20,9 +20,15 @@ export interface FrameSource {
   tree(orgId: string): unknown;
 }
 
+/** Whose tree it is, and whether its organizations are known yet (before, no organizations is not an empty fleet). */
+export interface FrameContext {
+  readonly profileId: string | null;
+  readonly loaded: boolean;
+}
+
 /** The tree's first FLEET_FRAME_ROWS rows as the frame draws them, or null when they are not what a launch would show. */
-export function fleetFrameOf(source: FrameSource): FleetFrame | null {
-  if (source.query.trim() !== '') return null;
+export function fleetFrameOf(source: FrameSource, context: FrameContext): FleetFrame | null {
+  if (context.profileId === null || !context.loaded || source.query.trim() !== '') return null;
   // A head (locations and machines, parts on their way) draws fewer rows under an open machine than the tree will.
   if (source.orgs.some((org) => source.tree(org.id) === undefined)) return null;
   const rows: FleetFrameRow[] = [];
@@ -32,6 +38,7 @@ export function fleetFrameOf(source: FrameSource): FleetFrame | null {
     rows.push({
       level: Math.min(row.level, FLEET_FRAME_LEVELS),
       kind: row.ref.kind,
+      ...(row.ref.kind === 'org' ? { orgId: row.ref.orgId } : {}),
       label: row.label.slice(0, FLEET_FRAME_LABEL),
       expandable: row.expandable,
       expanded: row.expanded,
@@ -41,19 +48,21 @@ export function fleetFrameOf(source: FrameSource): FleetFrame | null {
       ...(row.shared ? { shared: true } : {}),
     });
   }
-  return { rows };
+  return { profileId: context.profileId, rows };
 }
 
 /** Saves the frame FRAME_SAVE_MS after the last change it is told of. */
 export class FleetFrameKeeper {
   readonly #bridge: FleetBridge;
   readonly #source: FrameSource;
+  readonly #context: () => FrameContext;
   readonly #delayMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(bridge: FleetBridge, source: FrameSource, delayMs = FRAME_SAVE_MS) {
+  constructor(bridge: FleetBridge, source: FrameSource, context: () => FrameContext, delayMs = FRAME_SAVE_MS) {
     this.#bridge = bridge;
     this.#source = source;
+    this.#context = context;
     this.#delayMs = delayMs;
   }
 
@@ -68,8 +77,10 @@ export class FleetFrameKeeper {
   }
 
   #save(): void {
-    // Read when saved, not when scheduled: after a profile switch, the rows are the new profile's (or not in yet).
-    const frame = fleetFrameOf(this.#source);
+    // Read when saved, not when scheduled, and tagged with the profile the window believes active:
+    // main drops rows of a profile that is no longer (a switch that crossed the save), and draws
+    // none whose organizations the profile's cache does not hold.
+    const frame = fleetFrameOf(this.#source, this.#context());
     // Main skips a value already stored; a write it refuses loses only a faster next launch.
     if (frame) void this.#bridge.invoke('ui.set', { key: 'fleet.frame', value: frame });
   }

@@ -2,9 +2,10 @@
  * index.html's frame of the shell, and when it gives the window to the app. Main draws the fleet
  * tree's top rows into the frame when the profile has them stored (main/ui/fleet-frame.ts): the window
  * shows the tree before the app's code has loaded. Such a frame stays on top of the mounted app until
- * the app has drawn its own tree (FleetApp.treeShown, or FRAME_COVER_MS has passed), so the window
- * goes from the stored rows straight to the live ones, never through the app's "Loading the
- * fleet…". A plain frame goes at once.
+ * the app's own tree is drawn (FleetApp.treeShown), so the window goes from the stored rows straight
+ * to the live ones, never through the app's "Loading the fleet…"; or until the user presses a key or
+ * a pointer (the app, not a picture, should take it), or FRAME_COVER_MS has passed. A plain frame
+ * goes at once. Which of these ended it is a performance mark (`fleet-frame:<reason>`), for traces.
  */
 
 /**
@@ -14,39 +15,46 @@
  */
 export const FRAME_COVER_MS = 1_500;
 
+/** Why the frame went. */
+export type UncoverReason = 'tree' | 'input' | 'timeout' | 'failed';
+
 export interface FrameTakeover {
+  /** Where the app mounts: inert while the frame covers it. */
+  readonly root: HTMLElement;
   /** The frame goes and the app is usable. Safe to call again. */
-  readonly uncover: () => void;
-  /** Once the app is mounted: what it drew is inert under the frame, for at most `ms`. */
-  readonly covering: (ms: number) => void;
+  readonly uncover: (reason: UncoverReason) => void;
 }
 
 /** Takes index.html's frame off `target` (the app's mount point), now or once the app has drawn. */
-export function takeOverFrame(target: HTMLElement): FrameTakeover {
+export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): FrameTakeover {
   const frame = target.querySelector<HTMLElement>(':scope > .boot-shell');
+  // display: contents (global.css): the app lays out in #app as if mounted there.
+  const root = document.createElement('div');
+  root.className = 'app-root';
   if (!frame?.querySelector('.boot-rows')) {
-    target.replaceChildren();
-    return { uncover: () => undefined, covering: () => undefined };
+    target.replaceChildren(root);
+    return { root, uncover: () => undefined };
   }
   frame.classList.add('covering');
-  let covered: HTMLElement[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Under the frame, a Tab or a shortcut must not reach controls nobody can see; that holds for
+  // what the app adds later (a dialog) too, as it all lives under this root.
+  root.inert = true;
+  target.append(root);
   let done = false;
-  const uncover = (): void => {
+  const input = (): void => uncover('input');
+  const timer = setTimeout(() => uncover('timeout'), coverMs);
+  const uncover = (reason: UncoverReason): void => {
     if (done) return;
     done = true;
     clearTimeout(timer);
+    removeEventListener('keydown', input, true);
+    removeEventListener('pointerdown', input, true);
     frame.remove();
-    for (const node of covered) node.inert = false;
+    root.inert = false;
+    performance.mark(`fleet-frame:${reason}`);
   };
-  return {
-    uncover,
-    covering(ms) {
-      if (done) return;
-      // Under the frame, a Tab or a click must not reach controls nobody can see.
-      covered = [...target.children].filter((node): node is HTMLElement => node !== frame && node instanceof HTMLElement);
-      for (const node of covered) node.inert = true;
-      timer = setTimeout(uncover, ms);
-    },
-  };
+  // Captured at the window, before the app's own listeners: the key or click then reaches the app.
+  addEventListener('keydown', input, true);
+  addEventListener('pointerdown', input, true);
+  return { root, uncover };
 }

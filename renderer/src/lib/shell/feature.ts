@@ -22,6 +22,8 @@ export interface Shell {
   readonly browserMode: boolean;
   /** The service cannot be reached now. */
   readonly offline: boolean;
+  /** The active profile's id as the window last heard it (null before the profiles are in). */
+  readonly profileId: string | null;
   /** Why writes cannot be made now (said on every disabled action), or null. */
   readonly blocked: string | null;
   /**

@@ -31,6 +31,7 @@ export function testShell(bridge: FleetBridge, orgs: () => readonly Organization
     fleetActions: new FleetActions(bridge, fleet, notices),
     browserMode: true,
     offline: options.offline ?? false,
+    profileId: 'local',
     blocked,
     permissions: new KeyPermissionsStore(bridge, fleet, () => blocked),
     contributions: workbench,
