@@ -8,7 +8,8 @@ import { createFeatures } from './features';
 import { FleetActions } from './lib/fleet/fleet-actions';
 import { FleetStore, type NodeRef } from './lib/fleet/fleet.svelte';
 import { nodeRoute } from './lib/fleet/routes';
-import { parseKey } from './lib/fleet/fleet-index';
+import { nodeKey, parseKey } from './lib/fleet/fleet-index';
+import { FLEET_FRAME_ROWS } from '../../common/fleet-frame';
 import { browserHistory, memoryHistory, type HistoryHost } from './lib/router/history';
 import { LocalServiceStore } from './features/local-service/local-service.svelte';
 import type { LivenessWatch } from './features/fleet/liveness-watch';
@@ -105,9 +106,10 @@ export class FleetApp implements Shell {
 
   #treeShownNow: () => void = () => undefined;
   /**
-   * Resolves once the app's fleet tree is in the DOM — every organization's rows in the expansion
-   * of the last run (a cold start's head will do, unless a machine of it is open) — or could not
-   * be: the window's frame with the tree of the last run then gives the window over (src/main.ts).
+   * Resolves once the app's fleet tree is in the DOM — in the expansion of the last run, the rows
+   * of every organization that starts within what the window's frame showed (a cold start's head
+   * will do, unless a machine of it is open) — or could not be: the window's frame with the tree of
+   * the last run then gives the window over (src/main.ts).
    */
   readonly treeShown = new Promise<void>((resolve) => (this.#treeShownNow = resolve));
 
@@ -177,7 +179,13 @@ export class FleetApp implements Shell {
       // A head draws an open machine without its parts: such an organization's whole tree, so the rows do not move after.
       const openMachines = [...this.fleet.expanded].map(parseKey).flatMap((ref) => (ref?.kind === 'machine' ? [ref.orgId] : []));
       const wait = { timeoutMs: RESTORE_WAIT_MS, orgsKnown: true };
-      await Promise.all(this.orgs.orgs.map((org) => (openMachines.includes(org.id) ? this.fleet.whenTree(org.id, wait) : this.fleet.whenDrawn(org.id, wait))));
+      const rowOf = (orgId: string) => this.fleet.rows.indexOfKey(nodeKey({ kind: 'org', orgId, id: orgId }));
+      // In the order the tree draws them, down to what the frame showed: an organization whose row
+      // is below it (after 10,000 machines of one above) is not waited for.
+      for (const org of [...this.orgs.orgs].sort((a, b) => rowOf(a.id) - rowOf(b.id))) {
+        if (rowOf(org.id) >= FLEET_FRAME_ROWS) break;
+        await (openMachines.includes(org.id) ? this.fleet.whenTree(org.id, wait) : this.fleet.whenDrawn(org.id, wait));
+      }
       // The rows in the DOM, not yet painted: the frame goes in this same task, so the next paint
       // shows the app's tree where the frame's was (waiting for a paint under the frame cost 100 ms).
       await tick();

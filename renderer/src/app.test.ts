@@ -183,6 +183,30 @@ describe('FleetApp', () => {
     stop();
   });
 
+  test('the tree counts as shown without the organizations drawn below the rows the frame showed (after a big one)', async () => {
+    const { transport, app } = setup({ saved: { local: { 'tree.expanded': ['org:o1:o1', 'location:o1:l1'] } } });
+    transport.handle('orgs.list', orgsSnapshot([org('o1', 'Acme'), org('o2', 'Bravo')]));
+    const bravo = deferred<undefined>();
+    const machines = Array.from({ length: 100 }, (_, i) => ({ id: `m${i}`, name: `bot-${String(i).padStart(3, '0')}`, locationId: 'l1', parts: [] }));
+    const locations = [{ id: 'l1', name: 'Yard', parentLocationId: '', ownerOrgId: 'o1', sharedWithOrgIds: [] }];
+    transport.handleTree(async (r) => {
+      if (r.orgId === 'o2') await bravo.promise;
+      return ok(r.orgId === 'o1' ? { orgId: 'o1', locations, machines, fromCache: false, syncedAt: null } : { orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
+    });
+    let shown = false;
+    void app.treeShown.then(() => (shown = true));
+    const stop = app.follow();
+    await idle();
+    app.fleet.ensureTrees();
+    await idle();
+    // Acme's 102 rows fill more than the frame held: Bravo's row is below them, its tree not needed yet.
+    expect(app.fleet.rows.indexOfKey('org:o2:o2')).toBe(102);
+    expect(shown).toBe(true);
+    bravo.resolve(undefined);
+    await idle();
+    stop();
+  });
+
   test('when the backend link comes back after a loss, everything is loaded again', async () => {
     const { transport, app, link } = setup();
     app.follow();
