@@ -21,7 +21,20 @@ const row = (kind: FleetRow['ref']['kind'], id: string, label: string, level: nu
 
 /** A fleet store's rows and state, as plain data. */
 function source(rows: FleetRow[], more: Partial<Omit<FrameSource, 'rows'>> = {}): FrameSource & { rows: { length: number; at(i: number): FleetRow | undefined } } {
-  return { query: '', selectedKey: null, orgs: [{ id: 'o1' }], tree: () => ({}), rows: { length: rows.length, at: (i) => rows[i] }, ...more };
+  // Read live, as the store's rows are: a test changes `rows` after the source is made.
+  return {
+    query: '',
+    selectedKey: null,
+    orgs: [{ id: 'o1' }],
+    tree: () => ({}),
+    rows: {
+      get length() {
+        return rows.length;
+      },
+      at: (i) => rows[i],
+    },
+    ...more,
+  };
 }
 
 const fleet = [
