@@ -25,6 +25,7 @@ import { orgsHandlers } from '../orgs/handlers';
 import { orgsResource } from '../orgs/sync';
 import { uiHandlers } from '../ui/handlers';
 import { pageWithFleetFrame } from '../ui/fleet-frame';
+import { cachedOrgIds } from '../fleet/tree';
 import { getUiState } from '../cache/ui-state';
 import { trainingHandlers } from '../training/handlers';
 import { configHandlers } from '../config/handlers';
@@ -249,7 +250,7 @@ export class Backend {
   indexPage(indexHtml: string): string {
     const { connection } = this.#ctx;
     if (connection.profileId === null) return indexHtml;
-    const orgIds = new Set(connection.cache.prepare('SELECT id FROM organizations').pluck().all() as string[]);
+    const orgIds = new Set(cachedOrgIds(connection.cache));
     return pageWithFleetFrame(indexHtml, getUiState(connection.cache, 'fleet.frame'), { profileId: connection.profileId, orgIds });
   }
 

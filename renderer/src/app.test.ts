@@ -68,6 +68,17 @@ function setup(options: { address?: string; saved?: Record<string, Partial<Recor
   return { transport, app, link, history, saved, switchTo };
 }
 
+/** The app started as a launch starts it, with the fleet feature's tree loads (its effect does not run without a component); `shown` says whether `treeShown` has resolved. */
+async function launch(app: FleetApp): Promise<{ shown: () => boolean; stop: () => void }> {
+  let shown = false;
+  void app.treeShown.then(() => (shown = true));
+  const stop = app.follow();
+  await idle();
+  app.fleet.ensureTrees();
+  await idle();
+  return { shown: () => shown, stop };
+}
+
 describe('FleetApp', () => {
   // A route shown here starts its page's code loading (a dynamic import of the page and what it
   // imports), also after a test's last line (a restore answering late). A load still running when
@@ -141,17 +152,12 @@ describe('FleetApp', () => {
       if (r.parts !== false) await parts.promise;
       return ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
     });
-    let shown = false;
-    void app.treeShown.then(() => (shown = true));
-    const stop = app.follow();
-    await idle();
-    app.fleet.ensureTrees();
-    await idle();
+    const { shown, stop } = await launch(app);
     // Acme's head is in, Bravo's not.
-    expect(shown).toBe(false);
+    expect(shown()).toBe(false);
     bravo.resolve(undefined);
     await idle();
-    expect(shown).toBe(true);
+    expect(shown()).toBe(true);
     // The parts are still on their way: the first view (for main) is not drawn yet.
     expect(transport.callsTo('ui.restored')).toEqual([]);
     parts.resolve(undefined);
@@ -169,17 +175,12 @@ describe('FleetApp', () => {
       if (r.parts !== false) await parts.promise;
       return ok({ orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
     });
-    let shown = false;
-    void app.treeShown.then(() => (shown = true));
-    const stop = app.follow();
-    await idle();
-    app.fleet.ensureTrees();
-    await idle();
+    const { shown, stop } = await launch(app);
     // Acme's head is in, but its open machine would show no parts yet.
-    expect(shown).toBe(false);
+    expect(shown()).toBe(false);
     parts.resolve(undefined);
     await idle();
-    expect(shown).toBe(true);
+    expect(shown()).toBe(true);
     stop();
   });
 
@@ -193,15 +194,10 @@ describe('FleetApp', () => {
       if (r.orgId === 'o2') await bravo.promise;
       return ok(r.orgId === 'o1' ? { orgId: 'o1', locations, machines, fromCache: false, syncedAt: null } : { orgId: r.orgId, locations: [], machines: [], fromCache: false, syncedAt: null });
     });
-    let shown = false;
-    void app.treeShown.then(() => (shown = true));
-    const stop = app.follow();
-    await idle();
-    app.fleet.ensureTrees();
-    await idle();
+    const { shown, stop } = await launch(app);
     // Acme's 102 rows fill more than the frame held: Bravo's row is below them, its tree not needed yet.
     expect(app.fleet.rows.indexOfKey('org:o2:o2')).toBe(102);
-    expect(shown).toBe(true);
+    expect(shown()).toBe(true);
     bravo.resolve(undefined);
     await idle();
     stop();
