@@ -23,6 +23,8 @@ const exclude = ['test/e2e/**', 'node_modules/**', 'out/**'];
 export default defineConfig({
   plugins: [svelte()],
   test: {
+    // The service and the cache worker the tests start, bundled from this run's source.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -47,7 +47,7 @@ export interface BackendOptions {
   readonly userDataDir: string;
   /** The service entry to fork for the local profile (out/main/service.js beside the main bundle). */
   readonly serviceEntry: string;
-  /** Extra node flags for the fork (tests run the TypeScript entry through tsx). */
+  /** Extra node flags for the fork. */
   readonly serviceExecArgv?: readonly string[];
   /** How the local service is started: node's fork unless given (the Electron shell uses a utility process). */
   readonly spawnService?: SpawnService;

@@ -5,20 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetSnapshot } from '../../test/helpers/fleet-snapshot';
 import { openCache } from './cache';
 import { CacheWorker } from './worker-client';
+import { cacheWorkerEntry } from '../../test/helpers/entries';
 
 const at = '2026-11-26T10:00:00.000Z';
-const root = join(import.meta.dirname, '..', '..');
 
 const snapshot = (machines: number, tag: string) => fleetSnapshot(machines, tag, at);
 
-// One worker (its two threads) for every test, each on an organization of its own: starting threads through tsx is most of the cost.
+// One worker (its two threads) for every test, each on an organization of its own: starting threads is most of the cost.
 let dir: string;
 let w: CacheWorker;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'fleet-cache-worker-'));
   const path = join(dir, 'cache.sqlite');
   openCache(path).close();
-  w = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+  w = new CacheWorker(path, { entry: cacheWorkerEntry });
 });
 afterAll(async () => {
   await w.close();
@@ -65,7 +65,7 @@ describe('the tree reader', () => {
 async function aheadFile(name: string): Promise<string> {
   const path = join(dir, name);
   openCache(path).close();
-  const writer = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+  const writer = new CacheWorker(path, { entry: cacheWorkerEntry });
   const org = (id: string, orgName: string) => ({ id, name: orgName, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
   await writer.run('replaceOrgs', [org('o1', 'One'), org('o2', 'Two')], at);
   for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, snapshot(3, id), at);
@@ -78,17 +78,17 @@ describe('warm', () => {
   it('starts the tree reader with the cache when asked (the writer on its first job), reads through it, and closes an idle one', async () => {
     const path = join(dir, 'warm.sqlite');
     openCache(path).close();
-    const cold = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+    const cold = new CacheWorker(path, { entry: cacheWorkerEntry });
     expect(cold.running).toEqual({ writer: false, reader: false });
     await cold.close();
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    const warm = new CacheWorker(path, { entry: cacheWorkerEntry, warm: true });
     expect(warm.running).toEqual({ writer: false, reader: true });
     await warm.run('replaceFleet', 'w', snapshot(2, 'warm'), at);
     expect((await warm.run('readTreeColumns', 'w')).machineNames).toEqual(['warm-0', 'warm-1']);
     expect(warm.running).toEqual({ writer: true, reader: true });
     await warm.close();
     // Closed before its thread ever ran a job: it stops all the same.
-    const idle = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true });
+    const idle = new CacheWorker(path, { entry: cacheWorkerEntry, warm: true });
     await idle.close();
     expect(idle.running).toEqual({ writer: false, reader: false });
   }, 30_000);
@@ -96,7 +96,7 @@ describe('warm', () => {
   it('reads ahead every organization’s head and parts as a page asks for them, answers those asks from them until the file changes, and answers heads before parts', async () => {
     const path = await aheadFile('ahead.sqlite');
 
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs: 0 });
+    const warm = new CacheWorker(path, { entry: cacheWorkerEntry, warm: true, aheadHoldMs: 0 });
     try {
       // Both heads, then both organizations' parts, read before anything asked (no hold).
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toEqual({ read: 4, kept: 0, ahead: 4 });
@@ -138,7 +138,7 @@ describe('warm', () => {
 
   it('hands main each answer it read ahead, as it reads it: taken once, while the reader is busy with another read; dropped on request, for good', async () => {
     const path = await aheadFile('handed.sqlite');
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs: 0 });
+    const warm = new CacheWorker(path, { entry: cacheWorkerEntry, warm: true, aheadHoldMs: 0 });
     try {
       // The reader's stats answer comes after the answers it handed over (one port, in order).
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 4 });
@@ -165,7 +165,7 @@ describe('warm', () => {
 
   it('reads the heads ahead at once and holds the parts until a page asks for a tree (main takes a head, or asks the reader), or until the hold is up', async () => {
     const path = await aheadFile('held.sqlite');
-    const open = (aheadHoldMs: number) => new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs });
+    const open = (aheadHoldMs: number) => new CacheWorker(path, { entry: cacheWorkerEntry, warm: true, aheadHoldMs });
     // Its boot is over once a page asks: main took a head read ahead.
     const taken = open(60_000);
     try {
@@ -202,7 +202,7 @@ describe('warm', () => {
 
   it('forgets what it read ahead when nobody asked for it in time', async () => {
     const path = await aheadFile('unasked.sqlite');
-    const warm = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadKeptMs: 1_500, aheadHoldMs: 0 });
+    const warm = new CacheWorker(path, { entry: cacheWorkerEntry, warm: true, aheadKeptMs: 1_500, aheadHoldMs: 0 });
     try {
       await expect.poll(() => warm.readerStats(), { timeout: 20_000 }).toMatchObject({ ahead: 4 });
       expect(warm.takeAhead('readTreeColumns', 'o1', false)).toBeTypeOf('string');

@@ -13,9 +13,9 @@ import type { CacheJobName, JobArgs, JobResult } from './all-jobs';
 import { READ_ON, readKey, type ReadAhead } from './worker-messages';
 
 export interface CacheWorkerOptions {
-  /** The worker's entry: out/main/cache-worker.js beside the main bundle (main/cache/worker.ts in tests). */
+  /** The worker's entry: out/main/cache-worker.js beside the main bundle (the tests bundle main/cache/worker.ts themselves: test/helpers/entries.ts). */
   readonly entry: string;
-  /** Node flags for the worker (tests load the TypeScript entry through tsx). */
+  /** Node flags for the worker thread. */
   readonly execArgv?: readonly string[];
   readonly log?: (message: string) => void;
   /**

@@ -14,11 +14,11 @@ import { EventBus } from '../backend/events';
 import { openCache } from '../cache/cache';
 import { CacheWorker } from '../cache/worker-client';
 import { Connection } from './connection';
+import { cacheWorkerEntry } from '../../test/helpers/entries';
 
 const at = '2026-11-26T10:00:00.000Z';
-const root = join(import.meta.dirname, '..', '..');
 // No hold: these tests take what was read ahead, parts included, before any ask.
-const cacheWorker = { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], warm: true, aheadHoldMs: 0 };
+const cacheWorker = { entry: cacheWorkerEntry, warm: true, aheadHoldMs: 0 };
 let dir: string;
 
 beforeAll(() => {
@@ -31,7 +31,7 @@ afterEach(() => vi.restoreAllMocks());
 async function cacheFile(name: string): Promise<string> {
   const path = join(dir, name);
   openCache(path).close();
-  const writer = new CacheWorker(path, { entry: cacheWorker.entry, execArgv: cacheWorker.execArgv });
+  const writer = new CacheWorker(path, { entry: cacheWorker.entry });
   const org = (id: string) => ({ id, name: id, createdOn: null, publicNamespace: '', region: '', cid: '', defaultFragments: [] });
   await writer.run('replaceOrgs', [org('o1'), org('o2')], at);
   for (const id of ['o1', 'o2']) await writer.run('replaceFleet', id, fleetSnapshot(3, id, at), at);

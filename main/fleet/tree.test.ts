@@ -12,6 +12,7 @@ import { CacheWorker } from '../cache/worker-client';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { cacheWorkerEntry } from '../../test/helpers/entries';
 
 const at = '2026-11-23T10:00:00.000Z';
 const root = join(import.meta.dirname, '..', '..');
@@ -137,7 +138,7 @@ describe('the cache worker', () => {
     dir = mkdtempSync(join(tmpdir(), 'fleet-cache-'));
     const path = join(dir, 'cache.sqlite');
     openCache(path).close();
-    const worker = new CacheWorker(path, { entry: join(root, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] });
+    const worker = new CacheWorker(path, { entry: cacheWorkerEntry });
     await worker.run('replaceFleet', 'a', snapshot(3, 'w'), at);
     expect((await worker.run('readTree', 'a')).machines.map((m) => m.name)).toEqual(['w-0', 'w-1', 'w-2']);
     const broken = snapshot(1, 'x');

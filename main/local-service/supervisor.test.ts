@@ -1,6 +1,7 @@
 /**
- * The supervisor against the real service (service/main.ts forked through tsx, as the cross-process
- * tests do) and, for the failure paths a healthy service never takes, tiny real child programs.
+ * The supervisor against the real service (service/main.ts bundled for the run, as every
+ * cross-process test forks it: test/helpers/entries.ts) and, for the failure paths a healthy
+ * service never takes, tiny real child programs.
  * What it must guarantee: one child at a time whatever the order of start/stop calls, no `failed`
  * that is not a failure, each failure published once.
  */

@@ -75,7 +75,7 @@ export interface SupervisorOptions {
   readonly entry: string;
   /** How to start it; node's child_process.fork unless given. */
   readonly spawn?: SpawnService;
-  /** Extra node flags for the child (tests run the TypeScript entry through tsx). */
+  /** Extra node flags for the child. */
   readonly execArgv?: readonly string[];
   /** The service's data dir (its database and bootstrap credentials). */
   readonly dataDir: string;

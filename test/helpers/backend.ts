@@ -1,6 +1,6 @@
 /**
  * A real Backend for cross-process tests: real profile store, caches and keychain, with the local
- * service forked from its TypeScript entry through tsx (the app forks the bundled one).
+ * service and the cache worker bundled from the source of this run (./entries.ts), as the app runs them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +10,11 @@ import type { EventName, Events } from '../../common/events';
 import type { Result } from '../../common/result';
 import { Backend, type BackendOptions } from '../../main/backend/backend';
 import { createRouter, type BridgeHost, type BridgeSender } from '../../main/backend/router';
+import { cacheWorkerEntry, serviceEntry } from './entries';
 
-export const repoRoot = join(import.meta.dirname, '..', '..');
-export const serviceEntry = join(repoRoot, 'service', 'main.ts');
-export const serviceExecArgv = ['--import', 'tsx'];
+export { cacheWorkerEntry, repoRoot, serviceEntry } from './entries';
+/** Node flags for the service's process: none, the entry is JavaScript (kept for the callers that pass it on). */
+export const serviceExecArgv: readonly string[] = [];
 export const trustedSender: BridgeSender = { transport: 'ipc', url: 'app://fleet-desk/index.html', id: 1 };
 
 export function tempDir(prefix: string): { path: string; remove: () => void } {
@@ -43,7 +44,7 @@ export async function openTestBackend(dir: string, options: Partial<BackendOptio
     serviceExecArgv,
     log: (m) => logs.push(m),
     timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 3_000 },
-    cacheWorker: { entry: join(repoRoot, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'] },
+    cacheWorker: { entry: cacheWorkerEntry },
     ...options,
   });
   const host = createRouter(backend.handlers, { isTrustedSender: (s) => s.url === trustedSender.url, log: (m) => logs.push(m) });

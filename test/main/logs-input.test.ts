@@ -7,14 +7,13 @@
  * input to any logs channel is answered with an internal error (fast-check).
  */
 import fc from 'fast-check';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelName } from '../../common/channels';
 import { LOG_LEVELS, type LogFilterInput } from '../../common/logs';
 import { isLive } from '../../common/machines';
 import type { Result } from '../../common/result';
 import { forkService } from '../../main/local-service/supervisor';
-import { openTestBackend, repoRoot, tempDir, type TestBackend } from '../helpers/backend';
+import { cacheWorkerEntry, openTestBackend, tempDir, type TestBackend } from '../helpers/backend';
 
 let dir: ReturnType<typeof tempDir>;
 let app: TestBackend;
@@ -30,7 +29,7 @@ beforeAll(async () => {
   app = await openTestBackend(dir.path, {
     spawnService: (entry, args, options) => forkService(entry, [...args, '--log-rate', '2000'], options),
     timing: { retryMinMs: 100, retryMaxMs: 500, refreshMs: 60_000, deadlineMs: 5_000, tailRetryMinMs: 100, tailRetryMaxMs: 400 },
-    cacheWorker: { entry: join(repoRoot, 'main', 'cache', 'worker.ts'), execArgv: ['--import', 'tsx'], settings: { searchBound: { maxVisited: 1 } } },
+    cacheWorker: { entry: cacheWorkerEntry, settings: { searchBound: { maxVisited: 1 } } },
   });
   await app.backend.start();
   const acme = (await app.value('orgs.list', {})).orgs.find((o) => o.name === 'Acme Warehouse Robotics')!.id;

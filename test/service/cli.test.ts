@@ -1,4 +1,6 @@
-// The CLI as the desktop app and people run it: a child process, one JSON line on stdout.
+// The CLI as the desktop app and people run it: a child process, one JSON line on stdout. The app
+// runs it bundled (the tests too: test/helpers/entries.ts); people run its source through tsx
+// (`npm run service`), which the first test does.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { DEMO_ORGANIZATIONS } from '../../service/demo';
 import { openDatabase } from '../../service/db/open';
 import { RegistryFiles } from '../../service/registry/files';
 import { CREDENTIALS_FILE, DATABASE_FILE } from '../../service/server';
+import { serviceEntry } from '../helpers/entries';
 import { bearer, call, tempDir } from './helpers';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -48,12 +51,22 @@ function newDataDir(): string {
 }
 
 function cli(...args: string[]): Cli {
-  return cliWith({}, ...args);
+  return start(args);
 }
 
-/** The CLI with `env` added to the environment (FLEET_SERVICE_TRAINING_SECONDS unset unless given). */
+/** The CLI from its source through tsx, as `npm run service` starts it. */
+function cliFromSource(...args: string[]): Cli {
+  return start(args, { node: ['--import', 'tsx', 'service/main.ts'] });
+}
+
+/** The CLI with `env` added to the environment. */
 function cliWith(env: Record<string, string>, ...args: string[]): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLEET_SERVICE_TRAINING_SECONDS: '', ...env } });
+  return start(args, { env });
+}
+
+/** `node` (the bundled entry unless given) with `args`; FLEET_SERVICE_TRAINING_SECONDS unset unless `env` sets it. */
+function start(args: readonly string[], { env = {}, node = [serviceEntry] }: { env?: Record<string, string>; node?: readonly string[] } = {}): Cli {
+  const child = spawn(process.execPath, [...node, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLEET_SERVICE_TRAINING_SECONDS: '', ...env } });
   running.push(child);
   const out = { stdout: '', stderr: '' };
   // 'close', not 'exit': by then stdout and stderr are drained.
@@ -97,9 +110,9 @@ async function stop(c: Cli): Promise<number | null> {
 }
 
 describe('service/main.ts', () => {
-  it('prints exactly one JSON line, serves on it, keeps secrets off stderr, and exits 0 on SIGTERM', async () => {
+  it('prints exactly one JSON line, serves on it, keeps secrets off stderr, and exits 0 on SIGTERM (run from its source, as `npm run service` does)', async () => {
     const dataDir = newDataDir();
-    const c = cli('--listen', '127.0.0.1:0', '--data-dir', dataDir);
+    const c = cliFromSource('--listen', '127.0.0.1:0', '--data-dir', dataDir);
     const ready = await c.ready;
     expect(Object.keys(ready).sort()).toEqual(['address', 'api_key', 'api_key_id', 'org_id']);
     expect(ready.address).toMatch(/^127\.0\.0\.1:[1-9]\d*$/);
@@ -188,9 +201,8 @@ describe('service/main.ts', () => {
   });
 
   it('stops, exiting 0, when forked by a parent that then disconnects, as the desktop app forks it', async () => {
-    const child = fork(join(root, 'service/main.ts'), ['--listen', '127.0.0.1:0', '--data-dir', newDataDir()], {
+    const child = fork(serviceEntry, ['--listen', '127.0.0.1:0', '--data-dir', newDataDir()], {
       cwd: root,
-      execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     running.push(child);
@@ -224,7 +236,7 @@ describe('service/main.ts', () => {
       const { spawn } = require('node:child_process');
       const { openSync } = require('node:fs');
       const out = openSync(${JSON.stringify(log)}, 'a');
-      const child = spawn(process.execPath, ['--import', 'tsx', '--import', 'data:text/javascript,process.parentPort={on(){}}', 'service/main.ts', '--listen', '127.0.0.1:0', '--data-dir', ${JSON.stringify(newDataDir())}], { cwd: ${JSON.stringify(root)}, stdio: ['ignore', out, out], detached: true });
+      const child = spawn(process.execPath, ['--import', 'data:text/javascript,process.parentPort={on(){}}', ${JSON.stringify(serviceEntry)}, '--listen', '127.0.0.1:0', '--data-dir', ${JSON.stringify(newDataDir())}], { cwd: ${JSON.stringify(root)}, stdio: ['ignore', out, out], detached: true });
       console.log(child.pid);
       setTimeout(() => process.exit(0), 3000);
     `;

@@ -11,6 +11,7 @@ import { AppServiceClient } from '../../proto/gen/fleet/app/v1/app';
 import { UpdateModuleRequest } from '../../proto/gen/fleet/app/v1/registry';
 import { AuthServiceClient } from '../../proto/gen/fleet/auth/v1/auth';
 import { bearer, call, tempDir } from './helpers';
+import { serviceEntry } from '../helpers/entries';
 
 const root = join(import.meta.dirname, '..', '..');
 const cleanups: (() => void)[] = [];
@@ -28,7 +29,7 @@ interface Started {
 /** The service CLI under `ulimit -n 100`, with `flags`; its bootstrap key's token and a client on one connection. */
 async function serviceWithFewDescriptors(...flags: string[]): Promise<Started> {
   const dir = tempDir('fleet-fd-test-');
-  const child: ChildProcess = spawn('bash', ['-c', `ulimit -n 100 && exec "$0" --import tsx service/main.ts --listen 127.0.0.1:0 --data-dir "$1" ${flags.join(' ')}`, process.execPath, join(dir.path, 'data')], {
+  const child: ChildProcess = spawn('bash', ['-c', `ulimit -n 100 && exec "$0" "$2" --listen 127.0.0.1:0 --data-dir "$1" ${flags.join(' ')}`, process.execPath, join(dir.path, 'data'), serviceEntry], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
