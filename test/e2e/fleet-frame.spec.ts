@@ -16,18 +16,24 @@ const MACHINE = 'amr-001';
 const servedPage = (page: Page) => page.evaluate(() => fetch(window.location.href.split('#')[0]!).then((r) => r.text()));
 
 /**
- * The rows in view from the top: name, offset from the sidebar's top, and where the name and the
- * count badge are drawn (the frame's styles copy the tree's: this is what holds them equal).
+ * The rows in view from the top: name, offset from the sidebar's top, where the name and the count
+ * badge are drawn, and the colours of the row, its icon, name and badge (the frame's styles copy
+ * the tree's: this is what holds them equal).
  */
-async function rowsInView(page: Page, frame: boolean): Promise<{ name: string; y: number; label: number[]; count: number[] | null }[]> {
+async function rowsInView(page: Page, frame: boolean): Promise<{ name: string; y: number; label: number[]; count: number[] | null; colors: (string | null)[] }[]> {
   return page.evaluate((frame) => {
     const top = document.querySelector('.boot-sidebar, nav.sidebar')!.getBoundingClientRect().top;
     const box = (e: Element | null) => {
       const r = e?.getBoundingClientRect();
       return r ? [Math.round(r.left), Math.round(r.width), Math.round(r.height)] : null;
     };
+    const style = (e: Element | null) => (e ? getComputedStyle(e) : null);
+    const colors = (e: HTMLElement) => {
+      const [row, icon, label, count] = (frame ? ['.boot-row-in', '.boot-kind', '.boot-label', '.boot-count'] : ['.row', '.icon', '.label', '.count']).map((s) => style(e.querySelector(s)));
+      return [row?.backgroundColor ?? null, icon?.color ?? null, label?.color ?? null, label?.fontWeight ?? null, count?.color ?? null, count?.backgroundColor ?? null];
+    };
     return [...document.querySelectorAll<HTMLElement>(frame ? '.boot-row' : '[role="treeitem"]')]
-      .map((e) => ({ name: e.dataset.name ?? '', y: Math.round(e.getBoundingClientRect().top - top), label: box(e.querySelector(frame ? '.boot-label' : '.label'))!, count: box(e.querySelector(frame ? '.boot-count' : '.count')) }))
+      .map((e) => ({ name: e.dataset.name ?? '', y: Math.round(e.getBoundingClientRect().top - top), label: box(e.querySelector(frame ? '.boot-label' : '.label'))!, count: box(e.querySelector(frame ? '.boot-count' : '.count')), colors: colors(e) }))
       .filter((r) => r.y < window.innerHeight)
       .sort((a, b) => a.y - b.y)
       .slice(0, 12);
