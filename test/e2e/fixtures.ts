@@ -204,8 +204,17 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
 
 export { expect };
 
-/** An axe-core scan of what the page shows now: no serious or critical violation (`where` names the state in the failure). */
+/**
+ * An axe-core scan of what the page shows now: no serious or critical violation (`where` names the
+ * state in the failure). Animations and transitions under way finish first (a dialog's 140 ms
+ * appear, a button's colour): axe weighs colours by opacity, and a scan that lands mid-fade reports
+ * a contrast the settled page does not have. Endless ones (a spinner) are not waited for.
+ */
 export async function scan(page: Page, where: string): Promise<void> {
+  await page.evaluate(() => {
+    const finite = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+    return Promise.race([Promise.all(finite.map((a) => a.finished.catch(() => undefined))), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  });
   const { violations } = await new AxeBuilder({ page }).analyze();
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`), where).toEqual([]);
