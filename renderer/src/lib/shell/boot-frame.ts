@@ -4,8 +4,14 @@
  * shows the tree before the app's code has loaded. Such a frame stays on top of the mounted app until
  * the app's own tree is drawn (FleetApp.treeShown), so the window goes from the stored rows straight
  * to the live ones, never through the app's "Loading the fleet…"; or until the user presses a key or
- * a pointer (the app, not a picture, should take it), or FRAME_COVER_MS has passed. A plain frame
- * goes at once. Which of these ended it is a performance mark (`fleet-frame:<reason>`), for traces.
+ * a pointer outside its rows (the app, not a picture, should take it), or FRAME_COVER_MS has passed.
+ * A plain frame goes at once. Which of these ended it is a performance mark (`fleet-frame:<reason>`),
+ * for traces.
+ *
+ * A press on one of the frame's rows once the app's code runs is not lost: the row shows selected at
+ * once, and the press is made again on the app's row of the same index, kind and name once the app's tree
+ * is drawn — a row opens its page, a chevron expands or collapses — unless the user pressed anything
+ * else meanwhile (`fleet-frame:replayed` marks it). A press before the code runs meets no listener.
  */
 
 /**
@@ -21,8 +27,20 @@ export type UncoverReason = 'tree' | 'input' | 'timeout' | 'failed';
 export interface FrameTakeover {
   /** Where the app mounts: inert while the frame covers it. */
   readonly root: HTMLElement;
-  /** The frame goes and the app is usable. Safe to call again. */
+  /**
+   * The frame goes and the app is usable. Safe to call again. At 'tree' (the app's tree is in the
+   * DOM), a press kept from the frame's rows is made on the app's row, even after the frame went by
+   * time.
+   */
   readonly uncover: (reason: UncoverReason) => void;
+}
+
+/** A press on one of the frame's rows: which row of the tree, what it is, and whether on its chevron. */
+interface RowPress {
+  readonly index: number;
+  readonly kind: string;
+  readonly name: string;
+  readonly toggle: boolean;
 }
 
 /** Takes index.html's frame off `target` (the app's mount point), now or once the app has drawn. */
@@ -40,21 +58,59 @@ export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): Fr
   // what the app adds later (a dialog) too, as it all lives under this root.
   root.inert = true;
   target.append(root);
-  let done = false;
-  const input = (): void => uncover('input');
-  const timer = setTimeout(() => uncover('timeout'), coverMs);
-  const uncover = (reason: UncoverReason): void => {
-    if (done) return;
-    done = true;
-    clearTimeout(timer);
+  let covering = true;
+  let press: RowPress | null = null;
+  const rows = () => [...frame.querySelectorAll<HTMLElement>('.boot-row')];
+  // Captured at the window, before the app's own listeners: a key or a click outside the rows
+  // then reaches the app; after the frame went, any press means the kept one is no longer wanted.
+  const input = (event: Event): void => {
+    // The main button only: another one asks for something a picture cannot give (a context menu).
+    const row = covering && event.type === 'pointerdown' && (event as PointerEvent).button === 0 && event.target instanceof Element ? event.target.closest<HTMLElement>('.boot-row') : null;
+    if (row && frame.contains(row)) {
+      press = { index: rows().indexOf(row), kind: row.dataset.kind ?? '', name: row.dataset.name ?? '', toggle: event.target instanceof Element && event.target.closest('.boot-toggle') !== null };
+      if (!press.toggle) showSelected(row);
+      return;
+    }
+    press = null;
+    if (covering) uncover('input');
+    else stopListening();
+  };
+  const showSelected = (row: HTMLElement) => {
+    for (const selected of frame.querySelectorAll('.boot-row-in.selected')) selected.classList.remove('selected');
+    row.querySelector('.boot-row-in')?.classList.add('selected');
+  };
+  const stopListening = () => {
     removeEventListener('keydown', input, true);
     removeEventListener('pointerdown', input, true);
-    frame.remove();
-    root.inert = false;
-    performance.mark(`fleet-frame:${reason}`);
   };
-  // Captured at the window, before the app's own listeners: the key or click then reaches the app.
+  const timer = setTimeout(() => uncover('timeout'), coverMs);
+  const uncover = (reason: UncoverReason): void => {
+    if (covering) {
+      covering = false;
+      clearTimeout(timer);
+      frame.remove();
+      root.inert = false;
+      performance.mark(`fleet-frame:${reason}`);
+    }
+    if (reason === 'tree' || reason === 'failed' || press === null) stopListening();
+    if (reason === 'tree' && press !== null) replay(root, press);
+    if (reason === 'tree' || reason === 'failed') press = null;
+  };
   addEventListener('keydown', input, true);
   addEventListener('pointerdown', input, true);
   return { root, uncover };
+}
+
+/**
+ * Makes `press` on the app's tree (features/fleet/FleetTree.svelte: its rows are treeitems with
+ * their index in the tree, kind and name as data): the row at the same index, if it is the same
+ * kind and name — the tree may have changed since the frame's rows were kept, or shows another part
+ * of itself (scrolled to the open page's row); then nothing is pressed.
+ */
+function replay(root: HTMLElement, press: RowPress): void {
+  const item = [...root.querySelectorAll<HTMLElement>('[role="treeitem"]')].find((candidate) => candidate.dataset.index === String(press.index));
+  if (!item || item.dataset.kind !== press.kind || item.dataset.name !== press.name) return;
+  item.focus({ preventScroll: true });
+  (press.toggle ? (item.querySelector<HTMLElement>('[data-toggle]') ?? item) : item).click();
+  performance.mark('fleet-frame:replayed');
 }
