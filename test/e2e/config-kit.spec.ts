@@ -12,6 +12,10 @@ import { expect, scan, test } from './fixtures';
 
 let served: { url: string; close(): Promise<void> } | null = null;
 
+// One worker for the file: the harness is built into one folder (out/bench-harness, emptied first)
+// and served from it, which two workers' beforeAll would do at once.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async ({ sharedChromium: _ }, testInfo) => {
   test.skip(testInfo.project.metadata.host === 'electron', 'a page of its own in Chromium, not the app');
   test.setTimeout(120_000);

@@ -1,6 +1,6 @@
 // The CLI as the desktop app and people run it: a child process, one JSON line on stdout. The app
 // runs it bundled (the tests too: test/helpers/entries.ts); people run its source through tsx
-// (`npm run service`), which the first test does.
+// (`npm run service`), which the first test does with tsx's loader (`node --import tsx`).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,7 @@ function cli(...args: string[]): Cli {
   return start(args);
 }
 
-/** The CLI from its source through tsx, as `npm run service` starts it. */
+/** The CLI from its source through tsx's loader, as `npm run service` (the tsx CLI) runs it. */
 function cliFromSource(...args: string[]): Cli {
   return start(args, { node: ['--import', 'tsx', 'service/main.ts'] });
 }
@@ -203,6 +203,8 @@ describe('service/main.ts', () => {
   it('stops, exiting 0, when forked by a parent that then disconnects, as the desktop app forks it', async () => {
     const child = fork(serviceEntry, ['--listen', '127.0.0.1:0', '--data-dir', newDataDir()], {
       cwd: root,
+      // Not the test worker's own flags, as the app's supervisor does not pass its own either.
+      execArgv: [],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     running.push(child);

@@ -47,6 +47,9 @@ class FakeElement {
   querySelector(selector: string): FakeElement | null {
     return this.querySelectorAll(selector)[0] ?? null;
   }
+  get childElementCount(): number {
+    return this.children.length;
+  }
   closest(selector: string): FakeElement | null {
     return this.matches(selector) ? this : (this.parent?.closest(selector) ?? null);
   }
@@ -143,11 +146,16 @@ describe('takeOverFrame', () => {
   });
 });
 
-/** A frame with rows A, B (selected) and C, locations each with its chevron and name; and the app's tree of `names`, in a virtual list's DOM order. */
+/**
+ * A frame with locations A, B (selected, nothing under it: its chevron's slot empty) and C, each
+ * with its name; and the app's tree of `names`, in a virtual list's DOM order.
+ */
 function framed(): { target: FakeElement; frame: FakeElement; row: (name: string) => FakeElement } {
   const target = new FakeElement('#app');
   const rows = ['A', 'B', 'C'].map((name) => {
-    const row = new FakeElement('.boot-row').append(new FakeElement('.boot-row-in').append(new FakeElement('.boot-toggle'), new FakeElement('.boot-label')));
+    const toggle = new FakeElement('.boot-toggle');
+    if (name !== 'B') toggle.append(new FakeElement('.boot-chevron'));
+    const row = new FakeElement('.boot-row').append(new FakeElement('.boot-row-in').append(toggle, new FakeElement('.boot-label')));
     row.dataset.name = name;
     row.dataset.kind = 'location';
     if (name === 'B') row.querySelector('.boot-row-in')!.classList.add('selected');
@@ -186,14 +194,24 @@ describe('a press on the frame’s rows', () => {
     expect(listeners.size).toBe(0);
   });
 
-  it('on a chevron, is made on the app row’s chevron (expand or collapse), the selection left as it was', () => {
+  it('on a chevron, is made on the app row’s chevron (expand or collapse), the selection left as it was; on an empty chevron slot, on the row', () => {
     const { target, frame, row } = framed();
     const { root, uncover } = take(target);
-    press('pointerdown', row('A').querySelector('.boot-toggle'));
+    press('pointerdown', row('A').querySelector('.boot-chevron'));
     expect(selectedIn(frame)).toEqual(['B']);
     const items = drawTree(root, ['A', 'B', 'C']);
     uncover('tree');
     expect(items.get('A')!.clicks).toEqual(['[data-toggle]']);
+
+    const again = framed();
+    const taken = take(again.target);
+    press('pointerdown', again.row('B').querySelector('.boot-toggle'));
+    press('pointerdown', again.row('C').querySelector('.boot-toggle'));
+    press('pointerdown', again.row('B').querySelector('.boot-toggle'));
+    expect(selectedIn(again.frame)).toEqual(['B']);
+    const drawn = drawTree(taken.root, ['A', 'B', 'C']);
+    taken.uncover('tree');
+    expect(drawn.get('B')!.clicks).toEqual(['[role="treeitem"]']);
   });
 
   it('the last press wins, and one kept past the time limit is still made once the tree is drawn', () => {
@@ -210,6 +228,30 @@ describe('a press on the frame’s rows', () => {
     expect(items.get('C')!.clicks).toEqual(['[role="treeitem"]']);
     expect(marks).toEqual(['fleet-frame:timeout', 'fleet-frame:replayed']);
     expect(listeners.size).toBe(0);
+  });
+
+  it('is dropped once the frame has been gone by time as long again, or at a scroll', () => {
+    let { target, row } = framed();
+    let taken = take(target, 1_500);
+    press('pointerdown', row('C').querySelector('.boot-label'));
+    vi.advanceTimersByTime(1_500);
+    expect(listeners.size).toBe(3);
+    vi.advanceTimersByTime(1_500);
+    expect(listeners.size).toBe(0);
+    let items = drawTree(taken.root, ['A', 'B', 'C']);
+    taken.uncover('tree');
+    expect(items.get('C')!.clicks).toEqual([]);
+
+    ({ target, row } = framed());
+    taken = take(target, 1_500);
+    press('pointerdown', row('C').querySelector('.boot-label'));
+    listeners.get('wheel')?.({ type: 'wheel', target: null });
+    expect(taken.root.inert).toBe(false);
+    expect(listeners.size).toBe(0);
+    items = drawTree(taken.root, ['A', 'B', 'C']);
+    taken.uncover('tree');
+    expect(items.get('C')!.clicks).toEqual([]);
+    expect(marks).toEqual(['fleet-frame:timeout', 'fleet-frame:input']);
   });
 
   it('is dropped when anything else is pressed after it, when the app’s row there has another name, or when the app failed', () => {

@@ -4,14 +4,16 @@
  * shows the tree before the app's code has loaded. Such a frame stays on top of the mounted app until
  * the app's own tree is drawn (FleetApp.treeShown), so the window goes from the stored rows straight
  * to the live ones, never through the app's "Loading the fleet…"; or until the user presses a key or
- * a pointer outside its rows (the app, not a picture, should take it), or FRAME_COVER_MS has passed.
+ * a pointer outside its rows, or scrolls (the app, not a picture, should take it), or FRAME_COVER_MS
+ * has passed.
  * A plain frame goes at once. Which of these ended it is a performance mark (`fleet-frame:<reason>`),
  * for traces.
  *
  * A press on one of the frame's rows once the app's code runs is not lost: the row shows selected at
  * once, and the press is made again on the app's row of the same index, kind and name once the app's tree
- * is drawn — a row opens its page, a chevron expands or collapses — unless the user pressed anything
- * else meanwhile (`fleet-frame:replayed` marks it). A press before the code runs meets no listener.
+ * is drawn — a row opens its page, a chevron expands or collapses — unless the user pressed or
+ * scrolled anything else meanwhile, or the frame went by time FRAME_COVER_MS before
+ * (`fleet-frame:replayed` marks it). A press before the code runs meets no listener.
  */
 
 /**
@@ -34,6 +36,9 @@ export interface FrameTakeover {
    */
   readonly uncover: (reason: UncoverReason) => void;
 }
+
+/** What the user does that the frame answers: a key, a pointer, a scroll (wheel) all give the window to the app. */
+const INPUT_EVENTS = ['keydown', 'pointerdown', 'wheel'] as const;
 
 /** A press on one of the frame's rows: which row of the tree, what it is, and whether on its chevron. */
 interface RowPress {
@@ -66,8 +71,10 @@ export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): Fr
   const input = (event: Event): void => {
     // The main button only: another one asks for something a picture cannot give (a context menu).
     const row = covering && event.type === 'pointerdown' && (event as PointerEvent).button === 0 && event.target instanceof Element ? event.target.closest<HTMLElement>('.boot-row') : null;
-    if (row && frame.contains(row)) {
-      press = { index: rows().indexOf(row), kind: row.dataset.kind ?? '', name: row.dataset.name ?? '', toggle: event.target instanceof Element && event.target.closest('.boot-toggle') !== null };
+    if (row && frame.contains(row) && event.target instanceof Element) {
+      // A chevron's slot is empty on a row that cannot open: a press there is a press on the row.
+      const chevron = event.target.closest('.boot-toggle');
+      press = { index: rows().indexOf(row), kind: row.dataset.kind ?? '', name: row.dataset.name ?? '', toggle: chevron !== null && chevron.childElementCount > 0 };
       if (!press.toggle) showSelected(row);
       return;
     }
@@ -80,10 +87,12 @@ export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): Fr
     row.querySelector('.boot-row-in')?.classList.add('selected');
   };
   const stopListening = () => {
-    removeEventListener('keydown', input, true);
-    removeEventListener('pointerdown', input, true);
+    clearTimeout(expiry);
+    for (const type of INPUT_EVENTS) removeEventListener(type, input, true);
   };
   const timer = setTimeout(() => uncover('timeout'), coverMs);
+  // A press kept past the frame is made only while it is still the last thing the user did recently.
+  let expiry: ReturnType<typeof setTimeout> | undefined;
   const uncover = (reason: UncoverReason): void => {
     if (covering) {
       covering = false;
@@ -91,13 +100,18 @@ export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): Fr
       frame.remove();
       root.inert = false;
       performance.mark(`fleet-frame:${reason}`);
+      if (reason === 'timeout' && press !== null)
+        expiry = setTimeout(() => {
+          press = null;
+          stopListening();
+        }, coverMs);
     }
     if (reason === 'tree' || reason === 'failed' || press === null) stopListening();
     if (reason === 'tree' && press !== null) replay(root, press);
     if (reason === 'tree' || reason === 'failed') press = null;
   };
-  addEventListener('keydown', input, true);
-  addEventListener('pointerdown', input, true);
+  // Passive: the frame never cancels a scroll (the wheel's gives the window to the app).
+  for (const type of INPUT_EVENTS) addEventListener(type, input, { capture: true, passive: true });
   return { root, uncover };
 }
 
