@@ -8,7 +8,7 @@
  * Nothing of ours is mocked: the real backend, service, SQLite files and keychain run underneath.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, _electron, expect, type Browser, type Locator, type Page } from '@playwright/test';
+import { test as base, _electron, expect, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -203,6 +203,46 @@ export const test = base.extend<{ app: AppFixture; appEnv: Record<string, string
 });
 
 export { expect };
+
+/** index.html as main serves it to this window now (its own session, or app://): with the launch frame main draws into it. */
+export const servedPage = (page: Page): Promise<string> => page.evaluate(() => fetch(window.location.href.split('#')[0]!).then((r) => r.text()));
+
+/** What `holdBridge` holds back: nothing, the message ending a sync round (and all after it), or everything. */
+export type BridgeHold = 'none' | 'sync-end' | 'all';
+
+/**
+ * Browser mode: hold back the bridge's messages from main to the pages of `context` (Electron's IPC
+ * cannot be held), from their next connect (a restart) on. `sync-end` holds the message that ends a
+ * sync round, so its progress stays on screen, and every message after it (their order kept);
+ * `all` holds every one; `release` sends what was held and holds nothing more until `hold` again.
+ */
+export async function holdBridge(context: BrowserContext): Promise<{ hold: (mode: BridgeHold) => void; release: () => void }> {
+  let mode: BridgeHold = 'none';
+  const held: (() => void)[] = [];
+  await context.routeWebSocket(/\/bridge$/, (ws) => {
+    const server = ws.connectToServer();
+    let syncing = false;
+    ws.onMessage((message) => server.send(message));
+    server.onMessage((message) => {
+      const text = String(message);
+      const ends = syncing && text.includes('"sync":null');
+      if (text.includes('"sync":{')) syncing = true;
+      else if (text.includes('"sync":null')) syncing = false;
+      const keep = mode === 'all' || (mode === 'sync-end' && ends) || (mode !== 'none' && held.length > 0);
+      if (keep) held.push(() => ws.send(message));
+      else ws.send(message);
+    });
+  });
+  return {
+    hold: (next) => {
+      mode = next;
+    },
+    release: () => {
+      mode = 'none';
+      for (const send of held.splice(0)) send();
+    },
+  };
+}
 
 /**
  * An axe-core scan of what the page shows now: no serious or critical violation (`where` names the

@@ -4,16 +4,13 @@
  * and the app takes the window over in place once its own first view is drawn.
  */
 import type { Page } from '@playwright/test';
-import { expect, scan, test, treeItem } from './fixtures';
+import { expect, holdBridge, scan, servedPage, test, treeItem } from './fixtures';
 
 const ACME = 'Acme Warehouse Robotics';
 const LOCATION = 'Reno Fulfillment Center';
 const SELECTED = 'Building A';
 /** A machine left open: its parts come with the whole tree, after the head the app draws first. */
 const MACHINE = 'amr-001';
-
-/** index.html as main serves it to this window now (its own session, or app://). */
-const servedPage = (page: Page) => page.evaluate(() => fetch(window.location.href.split('#')[0]!).then((r) => r.text()));
 
 /**
  * The rows in view from the top: name, offset from the sidebar's top, where the name and the count
@@ -80,27 +77,8 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
 
   // Browser mode can hold the bridge's answers back (Electron's IPC cannot be): `sync-end` holds
   // those that end the connect's sync, so its progress stays on screen; `all` holds every one.
-  let hold: 'none' | 'sync-end' | 'all' = 'none';
-  const held: (() => void)[] = [];
-  const release = () => {
-    hold = 'none';
-    for (const send of held.splice(0)) send();
-  };
-  if (app.launchUrl !== null) {
-    await page.context().routeWebSocket(/\/bridge$/, (ws) => {
-      const server = ws.connectToServer();
-      let syncing = false;
-      ws.onMessage((message) => server.send(message));
-      server.onMessage((message) => {
-        const text = String(message);
-        if (text.includes('"sync":{')) syncing = true;
-        const keep = hold === 'all' || (hold === 'sync-end' && syncing && text.includes('"sync":null')) || (hold !== 'none' && held.length > 0);
-        if (keep) held.push(() => ws.send(message));
-        else ws.send(message);
-      });
-    });
-    hold = 'sync-end';
-  }
+  const bridge = app.launchUrl !== null ? await holdBridge(page.context()) : null;
+  bridge?.hold('sync-end');
 
   page = await app.restart();
   // The app's own tree, where the frame's was; the frame gone because the app's tree was drawn (not the time limit), the app usable.
@@ -111,23 +89,23 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
   // shows its progress too: below the tree, not above it (rows that move under a pointer lose a click).
   if (app.launchUrl !== null) await expect(page.getByRole('status').filter({ hasText: 'Syncing…' })).toBeVisible();
   expect(await rowsInView(page, false)).toEqual(live);
-  release();
+  bridge?.release();
   await expect(page.getByRole('status').filter({ hasText: 'Syncing…' })).toHaveCount(0);
   await treeItem(page, SELECTED).focus();
   await page.keyboard.press('ArrowUp');
   await expect(treeItem(page, LOCATION)).toBeFocused();
   await scan(page, 'the app after it took the launch frame over');
 
-  if (app.launchUrl !== null) {
+  if (bridge) {
     // A row pressed in the frame while the app's code runs but its tree has not come (the bridge's
     // answers held back) shows selected at once, and is pressed in the app's tree once drawn.
-    hold = 'all';
+    bridge.hold('all');
     page = await app.restart();
     await expect(page.locator('.app-root')).toBeAttached();
     await page.locator('.boot-row[data-name="Floor 1"] .boot-label').click();
     await expect(page.locator('.boot-row-in.selected')).toHaveCount(1);
     await expect(page.locator('.boot-row[data-name="Floor 1"] .boot-row-in')).toHaveClass(/selected/);
-    release();
+    bridge.release();
     await expect(treeItem(page, 'Floor 1')).toHaveAttribute('aria-selected', 'true');
     await expect(treeItem(page, 'Floor 1')).toBeFocused();
     await expect(page.getByRole('heading', { name: 'Floor 1', level: 1 })).toBeVisible();
