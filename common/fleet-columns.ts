@@ -84,7 +84,6 @@ export interface FleetColumns {
   readonly machinePartCounts: readonly number[];
   readonly partIds: readonly string[];
   readonly partNames: readonly string[];
-  readonly partFqdns: readonly string[];
   readonly partLastAccess: readonly (IsoTime | null)[];
   /** Per part: {@link PART_MAIN} | {@link PART_RESTART}. */
   readonly partFlags: readonly number[];
@@ -103,7 +102,7 @@ export interface FleetColumns {
  * (`locations.treeColumns` with `parts: false`) and completes it with these, so the whole tree
  * costs one read of the locations and machines on the wire, not two.
  */
-export type FleetPartColumns = Pick<FleetColumns, 'orgId' | 'syncedAt' | 'machinePartCounts' | 'partIds' | 'partNames' | 'partFqdns' | 'partLastAccess' | 'partFlags'> & { readonly stamp: string };
+export type FleetPartColumns = Pick<FleetColumns, 'orgId' | 'syncedAt' | 'machinePartCounts' | 'partIds' | 'partNames' | 'partLastAccess' | 'partFlags'> & { readonly stamp: string };
 
 /** The columns of a tree (the inverse of {@link fleetTreeFromColumns}; test fakes and the worker's tests use it). */
 export function fleetColumns(tree: FleetTree): FleetColumns {
@@ -122,7 +121,6 @@ export function fleetColumns(tree: FleetTree): FleetColumns {
     machinePartCounts: tree.machines.map((m) => m.parts.length),
     partIds: parts.map((p) => p.id),
     partNames: parts.map((p) => p.name),
-    partFqdns: parts.map((p) => p.fqdn),
     partLastAccess: parts.map((p) => p.lastAccess),
     partFlags: parts.map((p) => (p.mainPart ? PART_MAIN : 0) | (p.markedForRestart ? PART_RESTART : 0)),
   };
@@ -131,7 +129,7 @@ export function fleetColumns(tree: FleetTree): FleetColumns {
 const isStrings = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'string');
 
 /** The columns that hold parts, in FleetColumns and FleetPartColumns alike. */
-type PartColumns = Pick<FleetColumns, 'machinePartCounts' | 'partIds' | 'partNames' | 'partFqdns' | 'partLastAccess' | 'partFlags'>;
+type PartColumns = Pick<FleetColumns, 'machinePartCounts' | 'partIds' | 'partNames' | 'partLastAccess' | 'partFlags'>;
 
 /**
  * Each of `machines` machines' parts (in machine order), or an error message when the part columns
@@ -141,7 +139,7 @@ export function partsFromColumns(c: PartColumns, machines: number): TreePart[][]
   if (typeof c !== 'object' || c === null) return 'the parts are missing';
   if (!Array.isArray(c.machinePartCounts) || c.machinePartCounts.length !== machines || !c.machinePartCounts.every((n) => Number.isInteger(n) && n >= 0)) return 'the part counts are malformed';
   const np = Array.isArray(c.partIds) ? c.partIds.length : -1;
-  if (![c.partIds, c.partNames, c.partFqdns].every((col) => isStrings(col, np))) return 'the part columns are malformed';
+  if (![c.partIds, c.partNames].every((col) => isStrings(col, np))) return 'the part columns are malformed';
   if (!Array.isArray(c.partLastAccess) || c.partLastAccess.length !== np || !c.partLastAccess.every((t) => t === null || typeof t === 'string')) return 'the part access times are malformed';
   if (!Array.isArray(c.partFlags) || c.partFlags.length !== np || !c.partFlags.every((f) => Number.isInteger(f))) return 'the part flags are malformed';
   if (c.machinePartCounts.reduce((a, b) => a + b, 0) !== np) return 'the part counts do not add up';
@@ -151,7 +149,7 @@ export function partsFromColumns(c: PartColumns, machines: number): TreePart[][]
     const parts: TreePart[] = new Array<TreePart>(c.machinePartCounts[i] ?? 0);
     for (let j = 0; j < parts.length; j++, p++) {
       const flags = c.partFlags[p] ?? 0;
-      parts[j] = { id: c.partIds[p] ?? '', name: c.partNames[p] ?? '', mainPart: (flags & PART_MAIN) !== 0, fqdn: c.partFqdns[p] ?? '', lastAccess: c.partLastAccess[p] ?? null, markedForRestart: (flags & PART_RESTART) !== 0 };
+      parts[j] = { id: c.partIds[p] ?? '', name: c.partNames[p] ?? '', mainPart: (flags & PART_MAIN) !== 0, lastAccess: c.partLastAccess[p] ?? null, markedForRestart: (flags & PART_RESTART) !== 0 };
     }
     out[i] = parts;
   }
@@ -160,8 +158,8 @@ export function partsFromColumns(c: PartColumns, machines: number): TreePart[][]
 
 /** The part columns of a tree with the stamp given (the inverse of {@link partsFromColumns}; test fakes use it). */
 export function treePartColumns(tree: FleetTree, stamp: string): FleetPartColumns {
-  const { orgId, syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags } = fleetColumns(tree);
-  return { orgId, syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags, stamp };
+  const { orgId, syncedAt, machinePartCounts, partIds, partNames, partLastAccess, partFlags } = fleetColumns(tree);
+  return { orgId, syncedAt, machinePartCounts, partIds, partNames, partLastAccess, partFlags, stamp };
 }
 
 /**

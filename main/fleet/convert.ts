@@ -3,7 +3,7 @@ import type { Location as WireLocation } from '../../proto/gen/fleet/app/v1/loca
 import type { MachineSummary as WireSummary, PartSummary } from '../../proto/gen/fleet/app/v1/machines';
 import type { Location } from '../../common/locations';
 import type { TreePart } from '../../common/machines';
-import type { CachedMachine } from './tree';
+import type { CachedMachine, CachedTreePart } from './tree';
 
 export const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
 
@@ -21,11 +21,17 @@ export function locationFromWire(l: WireLocation): Location {
   };
 }
 
+/** A summary's part as the tree and the bridge carry it (no address: see TreePart). */
 export function treePartFromSummary(p: PartSummary): TreePart {
-  return { id: p.partId, name: p.partName, mainPart: p.mainPart, fqdn: p.fqdn, lastAccess: iso(p.lastAccess), markedForRestart: p.markedForRestart };
+  return { id: p.partId, name: p.partName, mainPart: p.mainPart, lastAccess: iso(p.lastAccess), markedForRestart: p.markedForRestart };
+}
+
+/** A summary's part as the cache keeps it: with its address. */
+export function cachedPartFromSummary(p: PartSummary): CachedTreePart {
+  return { ...treePartFromSummary(p), fqdn: p.fqdn };
 }
 
 /** A summary as the cache keeps a machine (summaries carry no creation time). */
 export function cachedFromSummary(s: WireSummary): CachedMachine {
-  return { id: s.machineId, name: s.machineName, locationId: s.locationId, createdOn: null, parts: s.partSummaries.map(treePartFromSummary) };
+  return { id: s.machineId, name: s.machineName, locationId: s.locationId, createdOn: null, parts: s.partSummaries.map(cachedPartFromSummary) };
 }

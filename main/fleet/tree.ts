@@ -14,6 +14,11 @@ import type { Machine, Part, TreeMachine, TreePart } from '../../common/machines
 import type { IsoTime } from '../../common/schemas';
 import type { CacheDb } from '../cache/cache';
 
+/** A part as a sync or a read of one machine brings it: the tree's fields, and its address, which the cache keeps for the part's page. */
+export interface CachedTreePart extends TreePart {
+  readonly fqdn: string;
+}
+
 /** A machine with its parts, as a sync or a read of one machine brings it. */
 export interface CachedMachine {
   readonly id: string;
@@ -21,7 +26,7 @@ export interface CachedMachine {
   readonly locationId: string;
   readonly createdOn: IsoTime | null;
   /** Main part first. */
-  readonly parts: readonly TreePart[];
+  readonly parts: readonly CachedTreePart[];
 }
 
 /** One organization's fleet, as a sync fetched it. */
@@ -74,7 +79,7 @@ function locationFromRow(row: LocationRow): Location {
 }
 
 function treePart(row: PartRow): TreePart {
-  return { id: row.id, name: row.name, mainPart: row.main_part === 1, fqdn: row.fqdn, lastAccess: row.last_access, markedForRestart: row.marked_for_restart === 1 };
+  return { id: row.id, name: row.name, mainPart: row.main_part === 1, lastAccess: row.last_access, markedForRestart: row.marked_for_restart === 1 };
 }
 
 function partFromRow(row: PartRow & { location_id: string }): Part {
@@ -259,7 +264,7 @@ export function readTreeColumns(db: CacheDb, orgId: string, parts = true): Fleet
   // What a parts-only answer read later must have been laid out over to complete this one (see readTreeParts).
   const stamp = createHash('sha256').update(JSON.stringify(locations)).update('\f').update(JSON.stringify(machines)).digest('base64url');
   // Parts in the order of the table's index (by machine, then position), then laid out in machine order: sorting them in SQL by their machine's name costs more.
-  const rows = parts ? (db.prepare('SELECT machine_id, id, name, fqdn, last_access, main_part, marked_for_restart FROM parts WHERE org_id = ? ORDER BY machine_id, position').raw().all(orgId) as [string, string, string, string, string | null, number, number][]) : [];
+  const rows = parts ? (db.prepare('SELECT machine_id, id, name, last_access, main_part, marked_for_restart FROM parts WHERE org_id = ? ORDER BY machine_id, position').raw().all(orgId) as [string, string, string, string | null, number, number][]) : [];
   const runs = new Map<string, [number, number]>();
   rows.forEach((row, i) => {
     const run = runs.get(row[0]);
@@ -285,9 +290,8 @@ export function readTreeColumns(db: CacheDb, orgId: string, parts = true): Fleet
     machinePartCounts: machines.map((r) => runs.get(r[0])?.[1] ?? 0),
     partIds: laidOut.map((r) => r[1]),
     partNames: laidOut.map((r) => r[2]),
-    partFqdns: laidOut.map((r) => r[3]),
-    partLastAccess: laidOut.map((r) => r[4]),
-    partFlags: laidOut.map((r) => (r[5] === 1 ? PART_MAIN : 0) | (r[6] === 1 ? PART_RESTART : 0)),
+    partLastAccess: laidOut.map((r) => r[3]),
+    partFlags: laidOut.map((r) => (r[4] === 1 ? PART_MAIN : 0) | (r[5] === 1 ? PART_RESTART : 0)),
     stamp,
   };
 }
@@ -298,8 +302,8 @@ export function readTreeColumns(db: CacheDb, orgId: string, parts = true): Fleet
  * stamp of a head read earlier, the two make exactly the whole tree as read now.
  */
 export function readTreeParts(db: CacheDb, orgId: string): FleetPartColumns {
-  const { syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags, stamp } = readTreeColumns(db, orgId, true);
-  return { orgId, syncedAt, machinePartCounts, partIds, partNames, partFqdns, partLastAccess, partFlags, stamp: stamp ?? '' };
+  const { syncedAt, machinePartCounts, partIds, partNames, partLastAccess, partFlags, stamp } = readTreeColumns(db, orgId, true);
+  return { orgId, syncedAt, machinePartCounts, partIds, partNames, partLastAccess, partFlags, stamp: stamp ?? '' };
 }
 
 /** The cached location (from whichever organization's tree has it), or null. */

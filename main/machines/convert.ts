@@ -1,7 +1,8 @@
 import type { MachineSummary as WireSummary, Robot, RobotPart } from '../../proto/gen/fleet/app/v1/machines';
-import type { Machine, MachineSummary, Part, PartDetails, TreePart } from '../../common/machines';
+import type { Machine, MachineSummary, Part, PartDetails } from '../../common/machines';
 import type { JsonObject } from '../../common/schemas';
 import { iso, treePartFromSummary } from '../fleet/convert';
+import type { CachedTreePart } from '../fleet/tree';
 
 export function machineFromWire(r: Robot): Machine {
   return { id: r.id, name: r.name, locationId: r.locationId, createdOn: iso(r.createdOn), lastAccess: iso(r.lastAccess) };
@@ -29,7 +30,8 @@ export function partDetailsFromWire(p: RobotPart, configJson: string): PartDetai
   return { ...partFromWire(p), config: (p.robotConfig ?? {}) as JsonObject, configJson, fromCache: false };
 }
 
-export function treePartFromPart(p: Part): TreePart {
+/** A part as the cache keeps it in its machine's tree (a write's answer, put in the cache). */
+export function cachedPartFromPart(p: Part): CachedTreePart {
   return { id: p.id, name: p.name, mainPart: p.mainPart, fqdn: p.fqdn, lastAccess: p.lastAccess, markedForRestart: p.markedForRestart };
 }
 

@@ -27,7 +27,7 @@ import { allPages, fetchLocation, listAllSummaries } from '../fleet/sync';
 import { cachedMachine, cachedMachinesIn, cachedPart, cachedParts } from '../fleet/tree';
 import type { CacheRunner } from '../connection/connection';
 import type { FleetClient } from '../grpc/client';
-import { machineFromWire, partDetailsFromWire, partFromWire, summaryFromWire, treePartFromPart } from './convert';
+import { machineFromWire, partDetailsFromWire, partFromWire, summaryFromWire, cachedPartFromPart } from './convert';
 import type { LivenessWatcher } from './liveness';
 
 type MachinesChannel =
@@ -81,7 +81,7 @@ export function machinesHandlers(ctx: BackendContext, liveness: LivenessWatcher)
   async function refreshMachine(client: FleetClient, cache: CacheDb, run: CacheRunner, machineId: string, alsoLocations: readonly string[] = []): Promise<{ machine: Machine; parts: Part[] }> {
     const [machine, parts] = await Promise.all([fetchMachine(client, machineId), fetchParts(client, machineId)]);
     const at = now();
-    const trees = await run('putMachine', { id: machine.id, name: machine.name, locationId: machine.locationId, createdOn: machine.createdOn, parts: parts.map(treePartFromPart) }, parts, at);
+    const trees = await run('putMachine', { id: machine.id, name: machine.name, locationId: machine.locationId, createdOn: machine.createdOn, parts: parts.map(cachedPartFromPart) }, parts, at);
     for (const locationId of new Set([machine.locationId, ...alsoLocations])) trees.push(...(await run('putLocation', null, await fetchLocation(client, locationId), at)));
     changed(cache, trees);
     return { machine, parts };

@@ -24,6 +24,9 @@ function ui(page: Page) {
   };
 }
 
+/** The address a part's page shows. */
+const partAddress = (page: Page) => page.getByRole('main').locator('div', { has: page.locator('dt', { hasText: /^Address$/ }) }).locator('dd code');
+
 /** Select a tree row and open it (Right arrow on the focused row). */
 async function open(page: Page, name: string): Promise<void> {
   const row = ui(page).item(name);
@@ -82,6 +85,8 @@ test('build a location under another, a machine and a second part; make it main,
   await u.action('Add part').click();
   await submitDialog(page, 'e2e-bot-cam', 'Add part');
   await expect(u.heading).toHaveText('e2e-bot-cam');
+  // The address comes with the part's own read (the tree carries none).
+  await expect(partAddress(page)).toHaveText(/^e2e-bot-cam-[0-9a-f]{8}\.fleet\.internal$/);
   await scan(page, 'part pane');
   await u.action('Make main part').click();
   await u.dialog.getByRole('button', { name: 'Make main part' }).click();
@@ -263,6 +268,11 @@ test("watch a demo part's dot go quiet and live again; offline, everything cache
   await u.item('drone-001').click();
   await expect(u.heading).toHaveText('drone-001');
   await expect(u.main.getByRole('table')).toContainText('drone-001-main');
+  // A part's page offline: its address from the cache.
+  await open(page, 'drone-001');
+  await u.item('drone-001-main').click();
+  await expect(u.heading).toHaveText('drone-001-main');
+  await expect(partAddress(page)).toHaveText(/^drone-001-main-[0-9a-f]{8}\.fleet\.internal$/);
   await u.item('Bay 1').click();
   await expect(u.heading).toHaveText('Bay 1');
   await expect(u.action('New machine')).toBeDisabled();

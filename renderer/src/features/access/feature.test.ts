@@ -14,7 +14,7 @@ const tree: FleetTree = {
   orgId: 'o',
   syncedAt: null,
   locations: [{ id: 'reno', name: 'Reno', parentLocationId: '', ownerOrgId: 'o', sharedWithOrgIds: [] }],
-  machines: [{ id: 'm1', name: 'amr-1', locationId: 'reno', parts: [{ id: 'p1', name: 'amr-1-main', mainPart: true, fqdn: 'x', lastAccess: null, markedForRestart: false }] }],
+  machines: [{ id: 'm1', name: 'amr-1', locationId: 'reno', parts: [{ id: 'p1', name: 'amr-1-main', mainPart: true, lastAccess: null, markedForRestart: false }] }],
 };
 const owner: KeyPermissions = { orgId: 'o', organization: 0b1111, locations: { reno: 0b111 }, machines: { m1: 0b111111 }, checkedAt: '2026-11-26T10:00:00.000Z', fromCache: false };
 const operatorOfReno: KeyPermissions = { ...owner, organization: 0, locations: { reno: 0b001 }, machines: { m1: 0b011101 } };

@@ -14,7 +14,7 @@ const tree: FleetTree = {
   orgId: 'o',
   syncedAt: null,
   locations: [{ id: 'site', name: 'Site', parentLocationId: '', ownerOrgId: 'o', sharedWithOrgIds: [] }],
-  machines: [{ id: 'm1', name: 'bot', locationId: 'site', parts: [{ id: 'p1', name: 'bot-main', mainPart: true, fqdn: 'x', lastAccess: null, markedForRestart: false }] }],
+  machines: [{ id: 'm1', name: 'bot', locationId: 'site', parts: [{ id: 'p1', name: 'bot-main', mainPart: true, lastAccess: null, markedForRestart: false }] }],
 };
 const config: PartConfig = { partId: 'p1', machineId: 'm1', name: 'bot-main', configJson: '{\n  "components": []\n}', lastUpdated: '2026-11-26T10:00:00.000Z', fromCache: true, syncedAt: '2026-11-26T10:00:00.000Z', draft: null };
 const draft = (partId: string, partName: string): ConfigDraft => ({ partId, machineId: 'm1', partName, configJson: '{}', baseConfigJson: '{}', baseLastUpdated: '2026-11-26T10:00:00.000Z', savedAt: '2026-11-26T10:30:00.000Z' });

@@ -18,8 +18,8 @@ const tree: FleetTree = {
       name: 'bot',
       locationId: 'site',
       parts: [
-        { id: 'p1', name: 'bot-main', mainPart: true, fqdn: 'x', lastAccess: null, markedForRestart: false },
-        { id: 'p2', name: 'bot-arm', mainPart: false, fqdn: 'y', lastAccess: null, markedForRestart: false },
+        { id: 'p1', name: 'bot-main', mainPart: true, lastAccess: null, markedForRestart: false },
+        { id: 'p2', name: 'bot-arm', mainPart: false, lastAccess: null, markedForRestart: false },
       ],
     },
   ],

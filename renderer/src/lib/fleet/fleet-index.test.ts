@@ -18,7 +18,7 @@ const trees: fc.Arbitrary<FleetTree> = fc
       id: `m${i}`,
       name: m.name,
       locationId: `l${m.at}`,
-      parts: m.parts.map((name, j) => ({ id: `p${i}-${j}`, name, mainPart: j === 0, fqdn: '', lastAccess: null, markedForRestart: false })),
+      parts: m.parts.map((name, j) => ({ id: `p${i}-${j}`, name, mainPart: j === 0, lastAccess: null, markedForRestart: false })),
     })),
   }));
 

@@ -14,14 +14,14 @@ const tree: FleetTree = {
     { id: 'fa', name: 'Floor A', parentLocationId: 'site', ownerOrgId: 'o', sharedWithOrgIds: [] },
   ],
   machines: [
-    { id: 'm2', name: 'bot-2', locationId: 'fb', parts: [{ id: 'p3', name: 'bot-2-main', mainPart: true, fqdn: '', lastAccess: null, markedForRestart: false }] },
+    { id: 'm2', name: 'bot-2', locationId: 'fb', parts: [{ id: 'p3', name: 'bot-2-main', mainPart: true, lastAccess: null, markedForRestart: false }] },
     {
       id: 'm1',
       name: 'bot-1',
       locationId: 'fa',
       parts: [
-        { id: 'p1', name: 'bot-1-main', mainPart: true, fqdn: '', lastAccess: null, markedForRestart: false },
-        { id: 'p2', name: 'bot-1-arm', mainPart: false, fqdn: '', lastAccess: null, markedForRestart: false },
+        { id: 'p1', name: 'bot-1-main', mainPart: true, lastAccess: null, markedForRestart: false },
+        { id: 'p2', name: 'bot-1-arm', mainPart: false, lastAccess: null, markedForRestart: false },
       ],
     },
   ],

@@ -22,11 +22,11 @@ const acmeTree: FleetTree = {
       name: 'bot-1',
       locationId: 'floor',
       parts: [
-        { id: 'p1', name: 'bot-1-main', mainPart: true, fqdn: 'x', lastAccess: now, markedForRestart: false },
-        { id: 'p2', name: 'bot-1-arm', mainPart: false, fqdn: 'y', lastAccess: null, markedForRestart: false },
+        { id: 'p1', name: 'bot-1-main', mainPart: true, lastAccess: now, markedForRestart: false },
+        { id: 'p2', name: 'bot-1-arm', mainPart: false, lastAccess: null, markedForRestart: false },
       ],
     },
-    { id: 'bot-2', name: 'bot-2', locationId: 'dock', parts: [{ id: 'p3', name: 'bot-2-main', mainPart: true, fqdn: 'z', lastAccess: null, markedForRestart: false }] },
+    { id: 'bot-2', name: 'bot-2', locationId: 'dock', parts: [{ id: 'p3', name: 'bot-2-main', mainPart: true, lastAccess: null, markedForRestart: false }] },
   ],
 };
 

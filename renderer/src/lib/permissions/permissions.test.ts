@@ -14,7 +14,7 @@ const tree: FleetTree = {
     { id: 'dock', name: 'Dock 4', parentLocationId: 'reno', ownerOrgId: 'a', sharedWithOrgIds: [] },
     { id: 'austin', name: 'Austin', parentLocationId: '', ownerOrgId: 'a', sharedWithOrgIds: [] },
   ],
-  machines: [{ id: 'm1', name: 'amr-1', locationId: 'dock', parts: [{ id: 'p1', name: 'amr-1-main', mainPart: true, fqdn: 'x', lastAccess: null, markedForRestart: false }] }],
+  machines: [{ id: 'm1', name: 'amr-1', locationId: 'dock', parts: [{ id: 'p1', name: 'amr-1-main', mainPart: true, lastAccess: null, markedForRestart: false }] }],
 };
 
 /** An operator of Reno (so of Dock 4 and amr-1 under it), holding nothing in Austin nor on the organization. */
