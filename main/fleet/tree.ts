@@ -137,7 +137,9 @@ export interface FleetStream {
 /**
  * A digest of everything an organization's tree draws except liveness (last access changes every
  * few seconds on a live fleet and reaches the screen through machines.liveness): a sync whose
- * digest did not change need not make the renderer reload and redraw thousands of machines.
+ * digest did not change need not make the renderer reload and redraw thousands of machines. Part
+ * addresses are in it though the tree no longer carries them: a changed one reloads the tree, and
+ * an open part's page reads its part again when the tree's part changes (PartPane).
  */
 export function fleetDigest(db: CacheDb, orgId: string): string {
   const hash = createHash('sha256');

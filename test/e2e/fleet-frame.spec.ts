@@ -86,7 +86,7 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
   await expect(page.locator('.boot-shell')).toHaveCount(0);
   expect(await page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('fleet-frame:')))).toEqual(['fleet-frame:tree']);
   // The same rows in the same places; where the connect's sync can be held on screen, while it
-  // shows its progress too: below the tree, not above it (rows that move under a pointer lose a click).
+  // shows its progress too: over the tree's foot, not above it (rows that move under a pointer lose a click).
   if (app.launchUrl !== null) await expect(page.getByRole('status').filter({ hasText: 'Syncing…' })).toBeVisible();
   expect(await rowsInView(page, false)).toEqual(live);
   bridge?.release();

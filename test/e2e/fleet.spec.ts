@@ -328,15 +328,12 @@ test("the keyboard's row stays focused and in view: rows opening above it, far j
 
   // Down the tree row by row, then to its end: the row the keyboard is on is always above the bar.
   await treeItem(page, ACME).focus();
-  let rows = 0;
   for (let i = 0; i < 40; i++) {
     await page.keyboard.press('ArrowDown');
     const at = await placement();
     expect(at.bar, at.name).not.toBeNull();
     expect(at.bottom, `${at.name}, the ${i + 1}th row down`).toBeLessThanOrEqual(at.bar!);
-    rows += 1;
   }
-  expect(rows).toBe(40);
   await page.keyboard.press('End');
   await expect(treeItem(page, 'Polaris Inspection Drones')).toBeFocused();
   const end = await placement();
@@ -347,13 +344,21 @@ test("the keyboard's row stays focused and in view: rows opening above it, far j
   bridge.release();
   await expect(bar).toHaveCount(0);
   // Home from the far end: the first row is drawn frames after the key, and takes the focus then.
-  await page.keyboard.press('Home');
-  await expect(treeItem(page, ACME)).toBeFocused();
-  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
-  const atFoot = await placement();
+  // Measured with no bar on screen: a refresh round that showed its bar meanwhile (one over 500 ms)
+  // is let end, and the row put back at the foot.
+  let atFoot = await placement();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await expect(bar).toHaveCount(0, { timeout: 30_000 });
+    await page.keyboard.press('Home');
+    await expect(treeItem(page, ACME)).toBeFocused();
+    for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
+    atFoot = await placement();
+    if (atFoot.bar === null) break;
+  }
+  expect(atFoot.bar, 'no sync bar while the row is put at the foot').toBeNull();
   expect(atFoot.name).toMatch(/^(?!BODY$)/);
+  // The refresh round comes 15 s after the last one; its end is held so its bar stays.
   bridge.hold('sync-end');
-  // The refresh round comes 15 s after the last one.
   await expect(bar).toBeVisible({ timeout: 30_000 });
   const barTop = (await placement()).bar!;
   expect(atFoot.bottom, 'the row was where the bar came').toBeGreaterThan(barTop);

@@ -18,6 +18,7 @@ import fragmentDrafts from './0016_fragment_drafts';
 import access from './0017_access';
 import trainingChanged from './0018_training_changed';
 import treeCovering from './0019_tree_covering';
+import treePartsNarrow from './0020_tree_parts_narrow';
 
 /** Every schema step of the cache, in order. A step, once shipped, is never edited: add the next one. */
-export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments, machineFragments, partConfigDrafts, fragmentDrafts, access, trainingChanged, treeCovering];
+export const cacheMigrations: readonly Migration[] = [syncState, organizations, fleet, metadata, uiState, logs, logsFtsPending, logsIdentityLookup, logsByPartLevels, training, partConfigs, partHistory, fragments, machineFragments, partConfigDrafts, fragmentDrafts, access, trainingChanged, treeCovering, treePartsNarrow];
