@@ -301,8 +301,9 @@ test("the keyboard's row stays focused and in view: rows opening above it, far j
   expect(await below!.evaluate((e) => e.isConnected)).toBe(true);
   const focused = page.locator('[role="treeitem"]:focus');
   for (let i = 0; i < 80; i++) {
-    if ((await focused.getAttribute('data-kind')) === 'org' && (await focused.getAttribute('data-name')) !== ACME) break;
-    if ((await focused.getAttribute('aria-expanded')) === 'false' && (await focused.getAttribute('data-kind')) !== 'machine') {
+    const row = await focused.evaluate((e) => ({ kind: e.getAttribute('data-kind'), name: e.getAttribute('data-name'), expanded: e.getAttribute('aria-expanded') }));
+    if (row.kind === 'org' && row.name !== ACME) break;
+    if (row.expanded === 'false' && row.kind !== 'machine') {
       await page.keyboard.press('ArrowRight');
       await expect(focused).toHaveAttribute('aria-expanded', 'true');
     }
