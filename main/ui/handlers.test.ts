@@ -24,7 +24,17 @@ function setup() {
   };
   const handlers = uiHandlers({ connection, firstViewDrawn: () => undefined } as unknown as BackendContext);
   const set = (key: 'tree.expanded' | 'app.route' | 'fleet.frame', value: unknown) => handlers['ui.set']({ key, value } as never);
-  return { cache, jobs, set, holdJobs: (on: boolean) => (hold = on) };
+  const get = async (key: 'tree.expanded' | 'app.route' | 'fleet.frame') => handlers['ui.get']({ key } as never);
+  return { cache, jobs, set, get, holdJobs: (on: boolean) => (hold = on) };
+}
+
+/** The handlers over a real cache whose writer fails every job (a full disk). */
+function setupFailing() {
+  const cache = openCache(':memory:');
+  const connection = { cache, profileId: 'local', runCache: () => Promise.reject(new Error('disk full')) };
+  const handlersFailing = uiHandlers({ connection, firstViewDrawn: () => undefined } as unknown as BackendContext);
+  const get = async (key: 'app.route') => handlersFailing['ui.get']({ key } as never);
+  return { cache, get, handlersFailing };
 }
 
 describe('ui.set', () => {
@@ -66,5 +76,36 @@ describe('ui.set', () => {
     holdJobs(false);
     await set('app.route', '/');
     expect(jobs).toHaveLength(3);
+  });
+});
+
+describe('ui.get', () => {
+  it('answers the last value asked of the key, waiting for its writes under way (a reload right after a move comes back on that page)', async () => {
+    const { jobs, set, get, holdJobs } = setup();
+    await set('app.route', '/orgs/o1/parts/p1');
+    holdJobs(true);
+    const back = set('app.route', '/orgs/o1/parts/p1/logs');
+    const forward = set('app.route', '/orgs/o1/parts/p1');
+    void set('app.route', '/orgs/o1/parts/p1/logs');
+    let answered: unknown = 'none yet';
+    const read = get('app.route').then((r) => (answered = r.value));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answered).toBe('none yet');
+    for (const job of jobs.slice(1, 3)) job.release();
+    await Promise.all([back, forward]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answered).toBe('none yet'); // the last write is still under way
+    jobs[3]!.release();
+    await read;
+    expect(answered).toBe('/orgs/o1/parts/p1/logs');
+    // Nothing under way: a read answers at once; another key never waited for this one.
+    expect((await get('app.route')).value).toBe('/orgs/o1/parts/p1/logs');
+  });
+
+  it('answers what the cache has when the write under way fails', async () => {
+    const { cache, get, handlersFailing } = setupFailing();
+    setUiState(cache, 'app.route', '/registry');
+    await expect(handlersFailing['ui.set']({ key: 'app.route', value: '/orgs/o1' } as never)).rejects.toThrow('disk full');
+    expect((await get('app.route')).value).toBe('/registry');
   });
 });
