@@ -37,6 +37,11 @@ async function rowsInView(page: Page, frame: boolean): Promise<{ name: string; y
   }, frame);
 }
 
+/** Why the launch frame went, in order (renderer lib/shell/boot-frame.ts). */
+async function frameMarks(page: Page): Promise<string[]> {
+  return page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('fleet-frame:')));
+}
+
 test('a launch draws the tree as it was left before the app has loaded, and the app takes its place without a shift', async ({ app }) => {
   let { page } = app;
   await expect(treeItem(page, ACME)).toBeVisible();
@@ -80,11 +85,22 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
   const bridge = app.launchUrl !== null ? await holdBridge(page.context()) : null;
   bridge?.hold('sync-end');
 
-  page = await app.restart();
-  // The app's own tree, where the frame's was; the frame gone because the app's tree was drawn (not the time limit), the app usable.
-  await expect(treeItem(page, SELECTED)).toHaveAttribute('aria-selected', 'true');
-  await expect(page.locator('.boot-shell')).toHaveCount(0);
-  expect(await page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('fleet-frame:')))).toEqual(['fleet-frame:tree']);
+  // The app's own tree, where the frame's was; the frame gone because the app's tree was drawn (not
+  // the time limit), the app usable. A boot on a loaded machine (another test's Chromium beside this
+  // one, on 2 cores) may outlast the frame's 1.5 s: the frame then rightly goes by time, and the
+  // tree's mark says it came late. That launch shows nothing of the takeover: launch again, twice at most.
+  for (let launch = 1; ; launch++) {
+    page = await app.restart();
+    await expect(treeItem(page, SELECTED)).toHaveAttribute('aria-selected', 'true');
+    await expect(page.locator('.boot-shell')).toHaveCount(0);
+    const marks = await frameMarks(page);
+    if (marks[0] !== 'fleet-frame:timeout' || launch === 3) {
+      expect(marks, `launch ${launch}`).toEqual(['fleet-frame:tree']);
+      break;
+    }
+    await expect.poll(() => frameMarks(page)).toEqual(['fleet-frame:timeout', 'fleet-frame:tree-late']);
+    test.info().annotations.push({ type: 'slow launch', description: `launch ${launch}: the app's tree came after the frame's time limit` });
+  }
   // The same rows in the same places; where the connect's sync can be held on screen, while it
   // shows its progress too: over the tree's foot, not above it (rows that move under a pointer lose a click).
   if (app.launchUrl !== null) await expect(page.getByRole('status').filter({ hasText: 'Syncing…' })).toBeVisible();
@@ -109,6 +125,6 @@ test('a launch draws the tree as it was left before the app has loaded, and the 
     await expect(treeItem(page, 'Floor 1')).toHaveAttribute('aria-selected', 'true');
     await expect(treeItem(page, 'Floor 1')).toBeFocused();
     await expect(page.getByRole('heading', { name: 'Floor 1', level: 1 })).toBeVisible();
-    expect(await page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('fleet-frame:')))).toContain('fleet-frame:replayed');
+    expect(await frameMarks(page)).toContain('fleet-frame:replayed');
   }
 });

@@ -127,22 +127,26 @@ describe('takeOverFrame', () => {
     expect(marks).toEqual(['fleet-frame:tree']);
   });
 
-  it('gives the app the window at a key or a pointer, or once the time is up', () => {
+  it('gives the app the window at a key or a pointer, or once the time is up; a tree drawn after the time is marked late', () => {
     for (const type of ['keydown', 'pointerdown']) {
       const { target, frame } = app(true);
-      const { root } = take(target);
+      const { root, uncover } = take(target);
       press(type as 'keydown' | 'pointerdown');
       expect(frame.parent).toBeNull();
       expect(root.inert).toBe(false);
+      uncover('tree'); // went by the user's hand, not late
     }
     const { target, frame } = app(true);
-    const { root } = take(target, 1_500);
+    const { root, uncover } = take(target, 1_500);
     vi.advanceTimersByTime(1_499);
     expect(root.inert).toBe(true);
     vi.advanceTimersByTime(1);
     expect(frame.parent).toBeNull();
     expect(root.inert).toBe(false);
     expect(marks).toEqual(['fleet-frame:input', 'fleet-frame:input', 'fleet-frame:timeout']);
+    uncover('tree');
+    uncover('tree');
+    expect(marks).toEqual(['fleet-frame:input', 'fleet-frame:input', 'fleet-frame:timeout', 'fleet-frame:tree-late']);
   });
 });
 
@@ -226,7 +230,7 @@ describe('a press on the frame’s rows', () => {
     uncover('tree');
     expect(items.get('A')!.clicks).toEqual([]);
     expect(items.get('C')!.clicks).toEqual(['[role="treeitem"]']);
-    expect(marks).toEqual(['fleet-frame:timeout', 'fleet-frame:replayed']);
+    expect(marks).toEqual(['fleet-frame:timeout', 'fleet-frame:tree-late', 'fleet-frame:replayed']);
     expect(listeners.size).toBe(0);
   });
 
@@ -251,7 +255,7 @@ describe('a press on the frame’s rows', () => {
     items = drawTree(taken.root, ['A', 'B', 'C']);
     taken.uncover('tree');
     expect(items.get('C')!.clicks).toEqual([]);
-    expect(marks).toEqual(['fleet-frame:timeout', 'fleet-frame:input']);
+    expect(marks).toEqual(['fleet-frame:timeout', 'fleet-frame:tree-late', 'fleet-frame:input']);
   });
 
   it('is dropped when anything else is pressed after it, when the app’s row there has another name, or when the app failed', () => {

@@ -7,7 +7,8 @@
  * a pointer outside its rows, or scrolls (the app, not a picture, should take it), or FRAME_COVER_MS
  * has passed.
  * A plain frame goes at once. Which of these ended it is a performance mark (`fleet-frame:<reason>`),
- * for traces.
+ * for traces; when it went by time, the app's tree drawn after is one too (`fleet-frame:tree-late`):
+ * how much longer than FRAME_COVER_MS this launch's app took.
  *
  * A press on one of the frame's rows once the app's code runs is not lost: the row shows selected at
  * once, and the press is made again on the app's row of the same index, kind and name once the app's tree
@@ -64,6 +65,7 @@ export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): Fr
   root.inert = true;
   target.append(root);
   let covering = true;
+  let timedOut = false;
   let press: RowPress | null = null;
   const rows = () => [...frame.querySelectorAll<HTMLElement>('.boot-row')];
   // Captured at the window, before the app's own listeners: a key or a click outside the rows
@@ -100,11 +102,15 @@ export function takeOverFrame(target: HTMLElement, coverMs = FRAME_COVER_MS): Fr
       frame.remove();
       root.inert = false;
       performance.mark(`fleet-frame:${reason}`);
+      timedOut = reason === 'timeout';
       if (reason === 'timeout' && press !== null)
         expiry = setTimeout(() => {
           press = null;
           stopListening();
         }, coverMs);
+    } else if (reason === 'tree' && timedOut) {
+      timedOut = false;
+      performance.mark('fleet-frame:tree-late');
     }
     if (reason === 'tree' || reason === 'failed' || press === null) stopListening();
     if (reason === 'tree' && press !== null) replay(root, press);
