@@ -418,7 +418,7 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
 
   it('cancels at once while bytes are in flight, and a retry resumes from the bytes the service holds', async () => {
     const moduleId = await module('upload-cancel');
-    const path = await archive('cancel.tar.gz', 48 * 1024 * 1024);
+    const path = await archive('cancel.tar.gz', 12 * 1024 * 1024);
     const flying = await inFlight(moduleId, '1.0.0', path);
     const started = performance.now();
     const cancelled = await remote.value('registry.cancelUpload', { uploadId: flying.id });
@@ -439,12 +439,12 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
 
   it('never stitches another file onto bytes a cancelled upload left: a new upload of the version starts afresh', async () => {
     const moduleId = await module('upload-replace');
-    const first = await archive('first.tar.gz', 48 * 1024 * 1024);
+    const first = await archive('first.tar.gz', 12 * 1024 * 1024);
     const flying = await inFlight(moduleId, '1.0.0', first);
     await remote.value('registry.cancelUpload', { uploadId: flying.id });
     proxy.release();
     await remote.value('registry.removeUpload', { uploadId: flying.id });
-    const second = await archive('second.tar.gz', 48 * 1024 * 1024);
+    const second = await archive('second.tar.gz', 12 * 1024 * 1024);
     const queued = await remote.value('registry.upload', { moduleId, version: '1.0.0', platform: 'linux/amd64', source: { path: second } });
     await until(async () => (await get(queued.id)).state === 'done', 60_000, 'the new upload');
     const done = await get(queued.id);
@@ -455,7 +455,7 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
 
   it('rides out a network break: it waits, then resumes from the service’s offset', async () => {
     const moduleId = await module('upload-break');
-    const path = await archive('break.tar.gz', 48 * 1024 * 1024);
+    const path = await archive('break.tar.gz', 12 * 1024 * 1024);
     const size = readFileSync(path).length;
     const before = remote.backend.uploads.stats.bytesSent;
     const flying = await inFlight(moduleId, '2.0.0', path);
@@ -472,7 +472,7 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
 
   it('rides out a service restart, and says why it waits meanwhile', async () => {
     const moduleId = await module('upload-restart');
-    const path = await archive('restart.tar.gz', 48 * 1024 * 1024);
+    const path = await archive('restart.tar.gz', 12 * 1024 * 1024);
     const flying = await inFlight(moduleId, '3.0.0', path);
     const options = await restartable();
     // The service stops with the upload still in flight (its shutdown cuts the stream off after its grace period).
@@ -489,7 +489,7 @@ describe('uploads across breaks', { timeout: 90_000 }, () => {
 
   it('resumes after an app restart, from the queue it saved, without sending again what the service holds', async () => {
     const moduleId = await module('upload-app-restart');
-    const path = await archive('app-restart.tar.gz', 48 * 1024 * 1024);
+    const path = await archive('app-restart.tar.gz', 12 * 1024 * 1024);
     const flying = await inFlight(moduleId, '4.0.0', path);
     const { profileId } = await remote.value('connection.get', {});
     await remote.close();
