@@ -1,40 +1,42 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { BackendContext } from '../backend/context';
 import { openCache } from '../cache/cache';
 import { getUiState, setUiState } from '../cache/ui-state';
-import { uiHandlers } from './handlers';
+import { READ_WAIT_MS, uiHandlers } from './handlers';
 
-/** The handlers over a real cache; cache jobs are counted and each may be held until released. */
+/** The handlers over a real cache; cache jobs are counted and each may be held until released (or failed). */
 function setup() {
   const cache = openCache(':memory:');
-  const jobs: { key: string; value: unknown; release: () => void }[] = [];
+  const jobs: { key: string; value: unknown; release: () => void; fail: (e: Error) => void }[] = [];
   let hold = false;
   const connection = {
     cache,
     profileId: 'local',
     runCache: (_job: 'setUiState', key: string, value: unknown) =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
         const release = () => {
           setUiState(cache, key, value);
           resolve();
         };
-        jobs.push({ key, value, release });
+        jobs.push({ key, value, release, fail: reject });
         if (!hold) release();
       }),
   };
   const handlers = uiHandlers({ connection, firstViewDrawn: () => undefined } as unknown as BackendContext);
   const set = (key: 'tree.expanded' | 'app.route' | 'fleet.frame', value: unknown) => handlers['ui.set']({ key, value } as never);
   const get = async (key: 'tree.expanded' | 'app.route' | 'fleet.frame') => handlers['ui.get']({ key } as never);
-  return { cache, jobs, set, get, holdJobs: (on: boolean) => (hold = on) };
+  return { cache, connection, jobs, set, get, holdJobs: (on: boolean) => (hold = on) };
 }
 
-/** The handlers over a real cache whose writer fails every job (a full disk). */
-function setupFailing() {
-  const cache = openCache(':memory:');
-  const connection = { cache, profileId: 'local', runCache: () => Promise.reject(new Error('disk full')) };
-  const handlersFailing = uiHandlers({ connection, firstViewDrawn: () => undefined } as unknown as BackendContext);
-  const get = async (key: 'app.route') => handlersFailing['ui.get']({ key } as never);
-  return { cache, get, handlersFailing };
+/** Whether `promise` has settled by the end of this turn's timers (fake or real). */
+async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  return done;
 }
 
 describe('ui.set', () => {
@@ -83,29 +85,77 @@ describe('ui.get', () => {
   it('answers the last value asked of the key, waiting for its writes under way (a reload right after a move comes back on that page)', async () => {
     const { jobs, set, get, holdJobs } = setup();
     await set('app.route', '/orgs/o1/parts/p1');
+    await set('tree.expanded', ['org:o1:o1']);
     holdJobs(true);
     const back = set('app.route', '/orgs/o1/parts/p1/logs');
     const forward = set('app.route', '/orgs/o1/parts/p1');
     void set('app.route', '/orgs/o1/parts/p1/logs');
-    let answered: unknown = 'none yet';
-    const read = get('app.route').then((r) => (answered = r.value));
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(answered).toBe('none yet');
-    for (const job of jobs.slice(1, 3)) job.release();
+    const read = get('app.route');
+    expect(await settledSoon(read)).toBe(false);
+    // Another key is not held by this one's writes.
+    expect((await get('tree.expanded')).value).toEqual(['org:o1:o1']);
+    for (const job of jobs.slice(2, 4)) job.release();
     await Promise.all([back, forward]);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(answered).toBe('none yet'); // the last write is still under way
-    jobs[3]!.release();
-    await read;
-    expect(answered).toBe('/orgs/o1/parts/p1/logs');
-    // Nothing under way: a read answers at once; another key never waited for this one.
-    expect((await get('app.route')).value).toBe('/orgs/o1/parts/p1/logs');
+    expect(await settledSoon(read)).toBe(false); // the last write is still under way
+    jobs[4]!.release();
+    expect((await read).value).toBe('/orgs/o1/parts/p1/logs');
+    // Nothing under way: a read answers at once.
+    expect(await settledSoon(get('app.route'))).toBe(true);
   });
 
-  it('answers what the cache has when the write under way fails', async () => {
-    const { cache, get, handlersFailing } = setupFailing();
+  it('answers what the cache has when the write under way fails, and counts that write as over', async () => {
+    const { cache, jobs, set, get, holdJobs } = setup();
     setUiState(cache, 'app.route', '/registry');
-    await expect(handlersFailing['ui.set']({ key: 'app.route', value: '/orgs/o1' } as never)).rejects.toThrow('disk full');
+    holdJobs(true);
+    const failing = set('app.route', '/orgs/o1');
+    const read = get('app.route');
+    expect(await settledSoon(read)).toBe(false);
+    jobs[0]!.fail(new Error('disk full'));
+    await expect(failing).rejects.toThrow('disk full');
+    expect((await read).value).toBe('/registry');
+    // The stored value again: skipped, as with nothing under way.
+    await set('app.route', '/registry');
+    expect(jobs).toHaveLength(1);
+  });
+
+  it('counts a write the writer refuses at once (its thread cannot start) as over, failed', async () => {
+    const { cache, connection, jobs, set, get } = setup();
+    setUiState(cache, 'app.route', '/registry');
+    const runCache = connection.runCache;
+    connection.runCache = () => {
+      throw new Error('the cache writer cannot start');
+    };
+    await expect(set('app.route', '/orgs/o1')).rejects.toThrow('cannot start');
+    connection.runCache = runCache;
     expect((await get('app.route')).value).toBe('/registry');
+    await set('app.route', '/registry');
+    expect(jobs).toHaveLength(0);
+  });
+
+  it('waits for a write under way at most READ_WAIT_MS (a page boot is not held behind a long queue), then answers what the cache has', async () => {
+    vi.useFakeTimers();
+    try {
+      const { cache, set, get, holdJobs } = setup();
+      setUiState(cache, 'app.route', '/registry');
+      holdJobs(true);
+      void set('app.route', '/orgs/o1');
+      const read = get('app.route');
+      await vi.advanceTimersByTimeAsync(READ_WAIT_MS - 1);
+      expect(await settledSoon(read)).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await read).value).toBe('/registry');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("never waits for another profile's write: each profile has its own cache", async () => {
+    const { connection, set, get, holdJobs } = setup();
+    holdJobs(true);
+    void set('app.route', '/orgs/o1');
+    connection.profileId = 'work';
+    expect(await settledSoon(get('app.route'))).toBe(true);
+    connection.profileId = 'local';
+    expect(await settledSoon(get('app.route'))).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The accessibility scan every spec runs (fixtures.ts `scan`) finds what it is there to find: a page
- * with serious and critical violations fails it, naming them; a clean one passes. It runs in the
- * page, with violations only returned in full: this holds that neither hides a violation.
+ * with serious and critical violations fails it, naming them, in the document and inside an open
+ * shadow root (the app's code editors draw in one); a clean one passes. It runs axe in the page
+ * (legacy mode), which skips only frames of another origin (the app has no frames), and returns
+ * violations alone in full.
  */
 import { expect, scan, test } from './fixtures';
 
@@ -20,6 +22,16 @@ test('the accessibility scan fails a page with serious violations, naming each, 
     expect(failed).toContain('button-name (critical)');
     expect(failed).toContain('color-contrast (serious)');
     expect(failed).toContain('label (critical)');
+    // Inside an open shadow root, as CodeMirror's editors and the metadata editor draw.
+    await page.setContent('<html lang="en"><head><title>scan</title></head><body><main><h1>Scan</h1><div id="host"></div></main></body></html>');
+    await page.evaluate(() => {
+      document.getElementById('host')!.attachShadow({ mode: 'open' }).innerHTML = '<button></button>';
+    });
+    const inShadow = await scan(page, 'a shadow root made wrong').then(
+      () => null,
+      (e: unknown) => String(e),
+    );
+    expect(inShadow).toContain('button-name (critical)');
     await page.setContent('<html lang="en"><head><title>scan</title></head><body><main><h1>Scan</h1><button>Save</button><label>Name <input type="text"></label></main></body></html>');
     await scan(page, 'a page made right');
   } finally {
