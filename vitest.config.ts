@@ -31,7 +31,8 @@ export default defineConfig({
     // Vitest's default is one worker fewer than the cores: one file at a time on 2 cores, though most
     // cross-process files wait (on child processes, sockets, timers) more than they compute. Two at a
     // time kept 2 cores 76% busy (350 s of CPU in 229 s); three at a time, 192–200 s in 3 of 3 runs
-    // with every test passing. Four on 2 cores once made timing-bound service tests time out.
+    // with every test passing. Four on 2 cores once made timing-bound service tests time out. On
+    // more cores, one file per core.
     maxWorkers: Math.max(3, availableParallelism()),
     projects: [
       {
